@@ -1,5 +1,6 @@
 #include "ChunkHash.h"
 
+#include <QStringBuilder>
 #include <xxhash.h>
 
 namespace multilane {

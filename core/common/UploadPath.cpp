@@ -1,6 +1,7 @@
 #include "UploadPath.h"
 
 #include <QStringDecoder>
+#include <QStringList>
 
 namespace multilane::UploadPath {
 

@@ -1,0 +1,31 @@
+#pragma once
+
+#include <QJsonObject>
+#include <QObject>
+
+class QFile;
+
+namespace multilane {
+
+class TransferScheduler;
+struct TransferProgress;
+
+// --json: one event per line on stdout, flushed at once, for scripts to read as it happens.
+// Events: fileStarted, progress (at most once a second), fileDone, error, summary.
+class JsonEventWriter : public QObject {
+    Q_OBJECT
+public:
+    JsonEventWriter(QFile &out, QObject *parent = nullptr);
+
+    void attach(const TransferScheduler &scheduler);
+    void writeError(const QString &message, const QString &path = {});
+    void writeSummary(const TransferProgress &progress);
+
+private:
+    void write(const QJsonObject &event);
+
+    QFile &m_out;
+    qint64 m_lastProgressMs = -1;
+};
+
+} // namespace multilane

@@ -1,0 +1,46 @@
+#pragma once
+
+#include "Endpoint.h"
+
+#include <QList>
+#include <optional>
+
+namespace multilane {
+
+// Which endpoint (and which of its connection lanes) one request goes to.
+struct EndpointLease {
+    int endpoint = -1;
+    int lane = -1;
+};
+
+// Hands out endpoints by smooth weighted round-robin (nginx's algorithm: evenly interleaved,
+// not bursty), never beyond an endpoint's connection cap. Each endpoint's connections are split
+// into lanes of at most LaneCapacity, because Qt 6.4's QNetworkAccessManager opens at most six
+// connections per host:port: a lane is one manager.
+class EndpointPool {
+public:
+    static constexpr int LaneCapacity = 6;
+
+    explicit EndpointPool(const QList<Endpoint> &endpoints);
+
+    int endpointCount() const { return int(m_states.size()); }
+    const Endpoint &endpoint(int index) const { return m_states.at(index).endpoint; }
+    int laneCount(int endpoint) const { return int(m_states.at(endpoint).laneBusy.size()); }
+    int busy(int endpoint) const { return m_states.at(endpoint).busy; }
+    int totalCapacity() const;
+
+    // nullopt when every endpoint is at its cap.
+    std::optional<EndpointLease> acquire();
+    void release(const EndpointLease &lease);
+
+private:
+    struct State {
+        Endpoint endpoint;
+        int currentWeight = 0;
+        int busy = 0;
+        QList<int> laneBusy;
+    };
+    QList<State> m_states;
+};
+
+} // namespace multilane

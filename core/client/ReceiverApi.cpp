@@ -1,0 +1,112 @@
+#include "ReceiverApi.h"
+
+#include <QCoreApplication>
+#include <QJsonDocument>
+#include <QUrl>
+
+namespace multilane {
+
+QString onConflictName(OnConflict policy)
+{
+    switch (policy) {
+    case OnConflict::Rename:
+        return QStringLiteral("rename");
+    case OnConflict::Overwrite:
+        return QStringLiteral("overwrite");
+    case OnConflict::Skip:
+        return QStringLiteral("skip");
+    case OnConflict::Fail:
+        return QStringLiteral("fail");
+    }
+    return QStringLiteral("rename");
+}
+
+std::optional<OnConflict> onConflictFromName(const QString &name)
+{
+    for (OnConflict policy : {OnConflict::Rename, OnConflict::Overwrite, OnConflict::Skip, OnConflict::Fail}) {
+        if (onConflictName(policy) == name)
+            return policy;
+    }
+    return std::nullopt;
+}
+
+bool ApiError::isRetriable() const
+{
+    return httpStatus == 0 || httpStatus >= 500 || httpStatus == 408 || httpStatus == 429
+        || code == QLatin1String("checksum_mismatch");
+}
+
+namespace ReceiverApi {
+
+static QString encodedPath(const QString &path)
+{
+    QStringList parts;
+    for (const QString &part : path.split(QLatin1Char('/')))
+        parts.append(QString::fromLatin1(QUrl::toPercentEncoding(part)));
+    return parts.join(QLatin1Char('/'));
+}
+
+QNetworkRequest request(const Endpoint &endpoint, const QString &route, int transferTimeoutMs)
+{
+    QUrl url = endpoint.url;
+    url.setPath(url.path(QUrl::FullyEncoded) + route, QUrl::TolerantMode);
+    QNetworkRequest request(url);
+    request.setHeader(QNetworkRequest::UserAgentHeader,
+                      QStringLiteral("multilane/%1").arg(QCoreApplication::applicationVersion()));
+    if (!endpoint.token.isEmpty())
+        request.setRawHeader("Authorization", "Bearer " + endpoint.token);
+    // A transfer with no bytes moving for this long is aborted and retried elsewhere.
+    request.setTransferTimeout(transferTimeoutMs);
+    request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
+    return request;
+}
+
+QString filesRoute(const QString &destinationPath)
+{
+    return QStringLiteral("/v1/files/") + encodedPath(destinationPath);
+}
+
+QString uploadRoute(const QString &uploadId)
+{
+    return QStringLiteral("/v1/uploads/") + uploadId;
+}
+
+QString chunkRoute(const QString &uploadId, int index)
+{
+    return uploadRoute(uploadId) + QStringLiteral("/chunks/") + QString::number(index);
+}
+
+QString completeRoute(const QString &uploadId)
+{
+    return uploadRoute(uploadId) + QStringLiteral("/complete");
+}
+
+ApiReply read(QNetworkReply *reply)
+{
+    reply->deleteLater();
+    ApiReply result;
+    result.httpStatus = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    const QByteArray data = reply->readAll();
+    const QJsonDocument document = QJsonDocument::fromJson(data);
+    result.body = document.object();
+    if (reply->error() == QNetworkReply::NoError && result.httpStatus >= 200 && result.httpStatus < 300)
+        return result;
+
+    ApiError error;
+    error.httpStatus = result.httpStatus;
+    const QJsonObject errorObject = result.body.value(QLatin1String("error")).toObject();
+    error.code = errorObject.value(QLatin1String("code")).toString();
+    error.message = errorObject.value(QLatin1String("message")).toString();
+    if (error.message.isEmpty()) {
+        error.message = result.httpStatus != 0
+            ? QStringLiteral("HTTP %1 %2")
+                  .arg(result.httpStatus)
+                  .arg(reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toString())
+            : reply->errorString();
+    }
+    result.error = error;
+    return result;
+}
+
+} // namespace ReceiverApi
+} // namespace multilane

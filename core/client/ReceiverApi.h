@@ -1,0 +1,51 @@
+#pragma once
+
+#include "Endpoint.h"
+
+#include <QJsonObject>
+#include <QNetworkReply>
+#include <QNetworkRequest>
+#include <QString>
+
+namespace multilane {
+
+enum class OnConflict { Rename, Overwrite, Skip, Fail };
+QString onConflictName(OnConflict policy);
+std::optional<OnConflict> onConflictFromName(const QString &name);
+
+// A failed request as a value: the HTTP status and the receiver's JSON error, or the network
+// error when no answer came.
+struct ApiError {
+    int httpStatus = 0; // 0: no HTTP answer (refused, reset, timed out, DNS…)
+    QString code;       // the receiver's error code, e.g. "checksum_mismatch"
+    QString message;    // human text, from the receiver or from Qt
+
+    // Worth sending again (elsewhere or later): no answer, 5xx, 408, 429, or a corrupted chunk.
+    bool isRetriable() const;
+};
+
+// The outcome of one request: the JSON answer or an error.
+struct ApiReply {
+    int httpStatus = 0;
+    QJsonObject body;
+    std::optional<ApiError> error;
+};
+
+// Builds the protocol's requests (docs/protocol.md) and reads its answers. Stateless.
+namespace ReceiverApi {
+
+inline constexpr int ProtocolVersion = 1;
+
+QNetworkRequest request(const Endpoint &endpoint, const QString &route, int transferTimeoutMs);
+QString filesRoute(const QString &destinationPath);
+QString chunkRoute(const QString &uploadId, int index);
+QString uploadRoute(const QString &uploadId);
+QString completeRoute(const QString &uploadId);
+inline QString createRoute() { return QStringLiteral("/v1/uploads"); }
+inline QString healthRoute() { return QStringLiteral("/v1/health"); }
+
+// Reads a finished reply (status, JSON body, error) and schedules its deletion.
+ApiReply read(QNetworkReply *reply);
+
+} // namespace ReceiverApi
+} // namespace multilane

@@ -1,0 +1,85 @@
+#include "TransferJob.h"
+
+namespace multilane {
+
+QString transferStateName(TransferState state)
+{
+    switch (state) {
+    case TransferState::Queued:
+        return QStringLiteral("queued");
+    case TransferState::Preparing:
+        return QStringLiteral("preparing");
+    case TransferState::Uploading:
+        return QStringLiteral("uploading");
+    case TransferState::Completing:
+        return QStringLiteral("verifying");
+    case TransferState::Done:
+        return QStringLiteral("done");
+    case TransferState::Skipped:
+        return QStringLiteral("skipped");
+    case TransferState::Failed:
+        return QStringLiteral("failed");
+    }
+    return {};
+}
+
+bool isTerminal(TransferState state)
+{
+    return state == TransferState::Done || state == TransferState::Skipped || state == TransferState::Failed;
+}
+
+TransferJob::TransferJob(int id, const SourceFile &source, qint64 chunkSize)
+    : m_id(id)
+    , m_source(source)
+    , m_planner(source.size, chunkSize)
+{
+}
+
+void TransferJob::attachUpload(const QString &uploadId, qint64 chunkSize, const QList<int> &received)
+{
+    m_uploadId = uploadId;
+    m_planner = ChunkPlanner(m_source.size, chunkSize);
+    m_pending.clear();
+    m_ready.clear();
+    m_acked = QList<bool>(m_planner.chunkCount(), false);
+    m_acknowledged = 0;
+    m_acknowledgedBytes = 0;
+    for (int index : received) {
+        if (index >= 0 && index < m_planner.chunkCount() && !m_acked.at(index)) {
+            m_acked[index] = true;
+            ++m_acknowledged;
+            m_acknowledgedBytes += m_planner.chunk(index).length;
+        }
+    }
+    for (int index = 0; index < m_planner.chunkCount(); ++index) {
+        if (!m_acked.at(index))
+            m_pending.append(index);
+    }
+}
+
+int TransferJob::takePendingChunk()
+{
+    return m_pending.takeFirst();
+}
+
+void TransferJob::returnToPending(int index)
+{
+    if (!m_acked.value(index, true) && !m_pending.contains(index))
+        m_pending.prepend(index);
+}
+
+ReadyChunk TransferJob::takeReadyChunk()
+{
+    return m_ready.takeFirst();
+}
+
+void TransferJob::acknowledge(int index)
+{
+    if (index < 0 || index >= m_acked.size() || m_acked.at(index))
+        return;
+    m_acked[index] = true;
+    ++m_acknowledged;
+    m_acknowledgedBytes += m_planner.chunk(index).length;
+}
+
+} // namespace multilane

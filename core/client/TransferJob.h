@@ -1,0 +1,102 @@
+#pragma once
+
+#include "ChunkPlanner.h"
+#include "SourceScanner.h"
+
+#include <QByteArray>
+#include <QHash>
+#include <QList>
+#include <QString>
+#include <cstdint>
+
+namespace multilane {
+
+enum class TransferState {
+    Queued,     // not started
+    Preparing,  // hashing (single-request files) or creating the upload on the receiver
+    Uploading,  // chunks moving
+    Completing, // every chunk held; the receiver verifies the whole file
+    Done,
+    Skipped,    // identical file already there, or --on-conflict skip
+    Failed,
+};
+QString transferStateName(TransferState state);
+bool isTerminal(TransferState state);
+
+// A chunk whose checksum is known and that can be sent.
+struct ReadyChunk {
+    int index = 0;
+    std::uint64_t hash = 0;
+};
+
+// Everything the scheduler knows about one file's upload. The scheduler drives the state
+// machine; this class keeps the bookkeeping consistent (no chunk counted twice, none lost).
+class TransferJob {
+public:
+    TransferJob(int id, const SourceFile &source, qint64 chunkSize);
+
+    int id() const { return m_id; }
+    const SourceFile &source() const { return m_source; }
+    const ChunkPlanner &planner() const { return m_planner; }
+    TransferState state() const { return m_state; }
+    void setState(TransferState state) { m_state = state; }
+
+    // Receiver-side upload (chunked files only).
+    const QString &uploadId() const { return m_uploadId; }
+    // Adopts the receiver's view: its chunk size (fixed by the first create) and what it holds.
+    void attachUpload(const QString &uploadId, qint64 chunkSize, const QList<int> &received);
+
+    // Chunk flow: pending -> hashing -> ready -> in flight -> acknowledged (or back to pending).
+    bool hasPendingChunk() const { return !m_pending.isEmpty(); }
+    int takePendingChunk();
+    void returnToPending(int index);
+    void addReady(const ReadyChunk &chunk) { m_ready.append(chunk); }
+    bool hasReadyChunk() const { return !m_ready.isEmpty(); }
+    ReadyChunk takeReadyChunk();
+    int readyCount() const { return int(m_ready.size()); }
+    void acknowledge(int index);
+    int acknowledgedChunks() const { return m_acknowledged; }
+    bool allChunksAcknowledged() const { return m_acknowledged == m_planner.chunkCount(); }
+    int bumpChunkAttempts(int index) { return ++m_chunkAttempts[index]; }
+
+    qint64 acknowledgedBytes() const { return m_acknowledgedBytes; }
+    void markAllAcknowledged() { m_acknowledgedBytes = m_source.size; }
+
+    // Whole-file SHA-256, computed in the background.
+    const QByteArray &sha256() const { return m_sha256; }
+    void setSha256(const QByteArray &hex) { m_sha256 = hex; }
+
+    // Result.
+    const QString &remotePath() const { return m_remotePath; }
+    void setRemotePath(const QString &path) { m_remotePath = path; }
+    const QString &error() const { return m_error; }
+    void setError(const QString &error) { m_error = error; }
+
+    // Job-level retries (create, complete, single-request upload).
+    int bumpAttempts() { return ++m_attempts; }
+
+    // Flags the scheduler uses to pick the next request for this job.
+    bool needsCreate = false;
+    bool requestInFlight = false; // create / complete / single PUT / abort
+    bool waitingForHashToCompare = false;
+    QByteArray existingSha256;    // identical-file check against what the receiver already holds
+
+private:
+    int m_id;
+    SourceFile m_source;
+    ChunkPlanner m_planner;
+    TransferState m_state = TransferState::Queued;
+    QString m_uploadId;
+    QList<int> m_pending;
+    QList<ReadyChunk> m_ready;
+    QList<bool> m_acked;
+    QHash<int, int> m_chunkAttempts;
+    int m_acknowledged = 0;
+    qint64 m_acknowledgedBytes = 0;
+    QByteArray m_sha256;
+    QString m_remotePath;
+    QString m_error;
+    int m_attempts = 0;
+};
+
+} // namespace multilane

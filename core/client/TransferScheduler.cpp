@@ -1,0 +1,560 @@
+#include "TransferScheduler.h"
+
+#include "ChunkHash.h"
+#include "FileRangeDevice.h"
+
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QNetworkAccessManager>
+#include <QRandomGenerator>
+
+namespace multilane {
+
+TransferScheduler::TransferScheduler(EndpointPool &pool, const TransferOptions &options, QObject *parent)
+    : QObject(parent)
+    , m_pool(pool)
+    , m_options(options)
+{
+    for (int endpoint = 0; endpoint < m_pool.endpointCount(); ++endpoint) {
+        QList<QNetworkAccessManager *> lanes;
+        for (int lane = 0; lane < m_pool.laneCount(endpoint); ++lane) {
+            auto *manager = new QNetworkAccessManager(this);
+            manager->setRedirectPolicy(QNetworkRequest::ManualRedirectPolicy);
+            lanes.append(manager);
+        }
+        m_managers.append(lanes);
+    }
+    connect(&m_hasher, &HashWorker::chunkHashed, this, &TransferScheduler::onChunkHashed);
+    connect(&m_hasher, &HashWorker::fileHashed, this, &TransferScheduler::onFileHashed);
+    m_progressTimer.setInterval(m_options.progressIntervalMs);
+    connect(&m_progressTimer, &QTimer::timeout, this, &TransferScheduler::emitProgress);
+}
+
+TransferScheduler::~TransferScheduler()
+{
+    // Replies belong to the managers (our children); stop them before the bookkeeping goes.
+    for (auto it = m_inFlight.keyBegin(); it != m_inFlight.keyEnd(); ++it)
+        (*it)->disconnect(this);
+}
+
+void TransferScheduler::addFiles(const QList<SourceFile> &files)
+{
+    for (const SourceFile &file : files)
+        m_jobs.emplace_back(int(m_jobs.size()), file, m_options.chunkSize);
+    if (m_started) {
+        m_finished = false;
+        pump();
+    }
+}
+
+void TransferScheduler::start()
+{
+    m_started = true;
+    m_clock.start();
+    m_rate.addSample(0, 0);
+    m_progressTimer.start();
+    pump();
+}
+
+TransferProgress TransferScheduler::progress() const
+{
+    TransferProgress progress;
+    progress.filesTotal = int(m_jobs.size());
+    for (const TransferJob &job : m_jobs) {
+        progress.bytesTotal += job.source().size;
+        if (job.state() == TransferState::Done)
+            ++progress.filesDone;
+        else if (job.state() == TransferState::Skipped)
+            ++progress.filesSkipped;
+        else if (job.state() == TransferState::Failed)
+            ++progress.filesFailed;
+    }
+    progress.bytesDone = m_bytesAcknowledged + m_bytesInFlight;
+    progress.elapsedMs = m_clock.isValid() ? m_clock.elapsed() : 0;
+    progress.bytesPerSecond = m_rate.bytesPerSecond(progress.elapsedMs);
+    return progress;
+}
+
+void TransferScheduler::emitProgress()
+{
+    const qint64 now = m_clock.elapsed();
+    m_rate.addSample(now, m_bytesSent);
+    Q_EMIT progressChanged(progress());
+}
+
+// ---- choosing the next piece of work --------------------------------------------------------
+
+void TransferScheduler::pump()
+{
+    if (m_pumping || !m_started)
+        return;
+    m_pumping = true;
+    activateQueuedJobs();
+    startChunkHashing();
+    while (m_inFlight.size() < m_options.connections) {
+        const std::optional<EndpointLease> lease = m_pool.acquire();
+        if (!lease)
+            break;
+        if (!dispatchNext(*lease)) {
+            m_pool.release(*lease);
+            break;
+        }
+    }
+    startChunkHashing();
+    m_pumping = false;
+
+    if (!m_finished && m_active.isEmpty() && m_nextQueued >= int(m_jobs.size())) {
+        m_finished = true;
+        m_progressTimer.stop();
+        emitProgress(); // the final 100% always goes out
+        Q_EMIT finished();
+    }
+}
+
+void TransferScheduler::activateQueuedJobs()
+{
+    // Enough open files that every connection has work even when files are tiny, but bounded
+    // so a folder of 100 000 files does not open 100 000 uploads at once.
+    const int maxActive = std::max(4, m_options.connections * 2);
+    while (m_active.size() < maxActive && m_nextQueued < int(m_jobs.size())) {
+        TransferJob &job = m_jobs[std::size_t(m_nextQueued++)];
+        job.setState(TransferState::Preparing);
+        job.needsCreate = !job.planner().isSingleRequest();
+        m_active.append(job.id());
+        m_hasher.hashFile(job.id(), job.source().localPath);
+        Q_EMIT fileStarted(job.id());
+    }
+}
+
+TransferJob *TransferScheduler::nextJobWith(bool (*wants)(const TransferJob &))
+{
+    // Round-robin over the open files: each call starts after the file served last.
+    const int count = int(m_active.size());
+    for (int step = 0; step < count; ++step) {
+        const int position = (m_roundRobin + step) % count;
+        TransferJob &job = m_jobs[std::size_t(m_active.at(position))];
+        if (wants(job)) {
+            m_roundRobin = (position + 1) % count;
+            return &job;
+        }
+    }
+    return nullptr;
+}
+
+static bool wantsChunkHash(const TransferJob &job)
+{
+    return job.state() == TransferState::Uploading && job.hasPendingChunk() && !job.waitingForHashToCompare;
+}
+
+void TransferScheduler::startChunkHashing()
+{
+    // Hash a little ahead of the connections so a freed connection never waits for a checksum.
+    int readyOrHashing = m_chunksHashing;
+    for (int id : std::as_const(m_active))
+        readyOrHashing += m_jobs[std::size_t(id)].readyCount();
+    while (readyOrHashing < m_options.connections + 2) {
+        TransferJob *job = nextJobWith(wantsChunkHash);
+        if (!job)
+            break;
+        const ChunkRange range = job->planner().chunk(job->takePendingChunk());
+        m_hasher.hashChunk(job->id(), range.index, job->source().localPath, range.offset, range.length);
+        ++m_chunksHashing;
+        ++readyOrHashing;
+    }
+}
+
+bool TransferScheduler::dispatchNext(const EndpointLease &lease)
+{
+    // Finishing files first keeps the number of half-done files (and server state) small.
+    if (TransferJob *job = nextJobWith([](const TransferJob &j) {
+            return j.state() == TransferState::Uploading && !j.requestInFlight && j.allChunksAcknowledged()
+                && !j.sha256().isEmpty() && !j.waitingForHashToCompare;
+        })) {
+        sendComplete(*job, lease);
+        return true;
+    }
+    if (TransferJob *job = nextJobWith([](const TransferJob &j) {
+            return j.state() == TransferState::Preparing && !j.requestInFlight && !j.needsCreate
+                && !j.sha256().isEmpty();
+        })) {
+        sendSingle(*job, lease);
+        return true;
+    }
+    if (TransferJob *job = nextJobWith([](const TransferJob &j) {
+            return j.state() == TransferState::Uploading && !j.requestInFlight && j.waitingForHashToCompare
+                && !j.sha256().isEmpty() && j.sha256() == j.existingSha256;
+        })) {
+        sendAbort(*job, lease);
+        return true;
+    }
+    if (TransferJob *job = nextJobWith([](const TransferJob &j) {
+            return j.state() == TransferState::Uploading && j.hasReadyChunk() && !j.waitingForHashToCompare;
+        })) {
+        sendChunk(*job, job->takeReadyChunk(), lease);
+        return true;
+    }
+    if (TransferJob *job = nextJobWith([](const TransferJob &j) {
+            return j.state() == TransferState::Preparing && j.needsCreate && !j.requestInFlight;
+        })) {
+        sendCreate(*job, lease);
+        return true;
+    }
+    return false;
+}
+
+// ---- requests --------------------------------------------------------------------------------
+
+void TransferScheduler::track(QNetworkReply *reply, const InFlight &request)
+{
+    m_inFlight.insert(reply, request);
+    connect(reply, &QNetworkReply::finished, this, [this, reply] { onReplyFinished(reply); });
+    if (request.kind == RequestKind::Chunk || request.kind == RequestKind::Single) {
+        connect(reply, &QNetworkReply::uploadProgress, this, [this, reply](qint64 sent, qint64) {
+            auto it = m_inFlight.find(reply);
+            if (it == m_inFlight.end() || sent <= it->sent)
+                return;
+            m_bytesInFlight += sent - it->sent;
+            m_bytesSent += sent - it->sent;
+            it->sent = sent;
+        });
+    }
+}
+
+void TransferScheduler::sendCreate(TransferJob &job, const EndpointLease &lease)
+{
+    QJsonObject body{{QStringLiteral("path"), job.source().destinationPath},
+                     {QStringLiteral("size"), job.source().size},
+                     {QStringLiteral("mtime"), job.source().mtimeMs},
+                     {QStringLiteral("chunkSize"), job.planner().chunkSize()},
+                     {QStringLiteral("onConflict"), onConflictName(m_options.onConflict)}};
+    if (!job.sha256().isEmpty())
+        body.insert(QStringLiteral("sha256"), QString::fromLatin1(job.sha256()));
+    QNetworkRequest request = ReceiverApi::request(m_pool.endpoint(lease.endpoint), ReceiverApi::createRoute(),
+                                                   m_options.transferTimeoutMs);
+    request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
+    job.requestInFlight = true;
+    QNetworkReply *reply = m_managers[lease.endpoint][lease.lane]->post(
+        request, QJsonDocument(body).toJson(QJsonDocument::Compact));
+    track(reply, {RequestKind::Create, job.id(), -1, 0, {}, lease});
+}
+
+void TransferScheduler::sendChunk(TransferJob &job, const ReadyChunk &chunk, const EndpointLease &lease)
+{
+    const ChunkRange range = job.planner().chunk(chunk.index);
+    auto *body = new FileRangeDevice(job.source().localPath, range.offset, range.length);
+    if (!body->open(QIODevice::ReadOnly)) {
+        const QString why = body->errorString();
+        delete body;
+        m_pool.release(lease); // not sent: give the connection back (pump holds no lease for it)
+        finishJob(job, TransferState::Failed, QStringLiteral("cannot read %1: %2").arg(job.source().localPath, why));
+        return;
+    }
+    QNetworkRequest request = ReceiverApi::request(m_pool.endpoint(lease.endpoint),
+                                                   ReceiverApi::chunkRoute(job.uploadId(), chunk.index),
+                                                   m_options.transferTimeoutMs);
+    request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/octet-stream"));
+    request.setHeader(QNetworkRequest::ContentLengthHeader, range.length);
+    request.setRawHeader("X-Chunk-Hash", ChunkHash::toHeader(chunk.hash));
+    QNetworkReply *reply = m_managers[lease.endpoint][lease.lane]->put(request, body);
+    body->setParent(reply);
+    track(reply, {RequestKind::Chunk, job.id(), chunk.index, chunk.hash, job.uploadId(), lease});
+}
+
+void TransferScheduler::sendComplete(TransferJob &job, const EndpointLease &lease)
+{
+    if (sourceChanged(job)) {
+        m_pool.release(lease);
+        finishJob(job, TransferState::Failed,
+                  QStringLiteral("%1 changed while it was being sent; run the upload again to send the new "
+                                 "version")
+                      .arg(job.source().localPath));
+        return;
+    }
+    job.setState(TransferState::Completing);
+    job.requestInFlight = true;
+    QNetworkRequest request = ReceiverApi::request(m_pool.endpoint(lease.endpoint),
+                                                   ReceiverApi::completeRoute(job.uploadId()),
+                                                   m_options.transferTimeoutMs);
+    request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
+    const QJsonObject body{{QStringLiteral("sha256"), QString::fromLatin1(job.sha256())}};
+    QNetworkReply *reply = m_managers[lease.endpoint][lease.lane]->post(
+        request, QJsonDocument(body).toJson(QJsonDocument::Compact));
+    track(reply, {RequestKind::Complete, job.id(), -1, 0, job.uploadId(), lease});
+}
+
+void TransferScheduler::sendSingle(TransferJob &job, const EndpointLease &lease)
+{
+    auto *body = new FileRangeDevice(job.source().localPath, 0, job.source().size);
+    if (!body->open(QIODevice::ReadOnly)) {
+        const QString why = body->errorString();
+        delete body;
+        m_pool.release(lease);
+        finishJob(job, TransferState::Failed, QStringLiteral("cannot read %1: %2").arg(job.source().localPath, why));
+        return;
+    }
+    QNetworkRequest request = ReceiverApi::request(m_pool.endpoint(lease.endpoint),
+                                                   ReceiverApi::filesRoute(job.source().destinationPath),
+                                                   m_options.transferTimeoutMs);
+    request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/octet-stream"));
+    request.setHeader(QNetworkRequest::ContentLengthHeader, job.source().size);
+    request.setRawHeader("X-Content-SHA256", job.sha256());
+    request.setRawHeader("X-Multilane-On-Conflict", onConflictName(m_options.onConflict).toLatin1());
+    job.setState(TransferState::Uploading);
+    job.requestInFlight = true;
+    QNetworkReply *reply = m_managers[lease.endpoint][lease.lane]->put(request, body);
+    body->setParent(reply);
+    track(reply, {RequestKind::Single, job.id(), -1, 0, {}, lease});
+}
+
+void TransferScheduler::sendAbort(TransferJob &job, const EndpointLease &lease)
+{
+    job.requestInFlight = true;
+    QNetworkRequest request = ReceiverApi::request(m_pool.endpoint(lease.endpoint),
+                                                   ReceiverApi::uploadRoute(job.uploadId()),
+                                                   m_options.transferTimeoutMs);
+    QNetworkReply *reply = m_managers[lease.endpoint][lease.lane]->deleteResource(request);
+    track(reply, {RequestKind::Abort, job.id(), -1, 0, job.uploadId(), lease});
+}
+
+// ---- answers ---------------------------------------------------------------------------------
+
+void TransferScheduler::onReplyFinished(QNetworkReply *reply)
+{
+    const InFlight request = m_inFlight.take(reply);
+    m_pool.release(request.lease);
+    m_bytesInFlight -= request.sent;
+    const ApiReply answer = ReceiverApi::read(reply);
+    TransferJob &job = m_jobs[std::size_t(request.job)];
+
+    if (request.kind == RequestKind::Chunk) {
+        onChunkReply(job, request, answer);
+    } else if (!isTerminal(job.state())) {
+        job.requestInFlight = false;
+        if (answer.error && answer.error->isRetriable() && request.kind != RequestKind::Abort) {
+            if (request.kind == RequestKind::Complete)
+                job.setState(TransferState::Uploading);
+            if (request.kind == RequestKind::Single)
+                job.setState(TransferState::Preparing);
+            retryJobLater(job, *answer.error, describe(*answer.error, request.lease));
+        } else if (request.kind == RequestKind::Create) {
+            onCreateReply(job, answer);
+        } else if (request.kind == RequestKind::Complete) {
+            onCompleteReply(job, answer);
+        } else if (request.kind == RequestKind::Single) {
+            onSingleReply(job, answer);
+        } else {
+            finishJob(job, TransferState::Skipped);
+        }
+    }
+    pump();
+}
+
+static QList<int> intList(const QJsonValue &value)
+{
+    QList<int> list;
+    for (const QJsonValue &item : value.toArray())
+        list.append(item.toInt(-1));
+    return list;
+}
+
+void TransferScheduler::onCreateReply(TransferJob &job, const ApiReply &reply)
+{
+    if (reply.error) {
+        finishJob(job, TransferState::Failed, reply.error->message);
+        return;
+    }
+    const QString status = reply.body.value(QLatin1String("status")).toString();
+    job.setRemotePath(reply.body.value(QLatin1String("path")).toString());
+    if (status == QLatin1String("done") || status == QLatin1String("skipped")) {
+        finishJob(job, status == QLatin1String("done") ? TransferState::Done : TransferState::Skipped);
+        return;
+    }
+    const QString id = reply.body.value(QLatin1String("id")).toString();
+    const qint64 chunkSize = reply.body.value(QLatin1String("chunkSize")).toInteger();
+    if (id.isEmpty() || chunkSize < 1) {
+        finishJob(job, TransferState::Failed, QStringLiteral("the receiver's answer to create has no upload id"));
+        return;
+    }
+    m_bytesAcknowledged -= job.acknowledgedBytes();
+    job.attachUpload(id, chunkSize, intList(reply.body.value(QLatin1String("received"))));
+    m_bytesAcknowledged += job.acknowledgedBytes();
+    job.needsCreate = false;
+    const QJsonObject existing = reply.body.value(QLatin1String("existing")).toObject();
+    job.existingSha256 = existing.value(QLatin1String("sha256")).toString().toLatin1();
+    // Same size as a file already there: hold the chunks until our hash says whether it is ours.
+    job.waitingForHashToCompare = !job.existingSha256.isEmpty()
+        && (job.sha256().isEmpty() || job.sha256() == job.existingSha256);
+    job.setState(TransferState::Uploading);
+}
+
+void TransferScheduler::onChunkReply(TransferJob &job, const InFlight &request, const ApiReply &reply)
+{
+    if (isTerminal(job.state()) || request.uploadId != job.uploadId())
+        return; // an answer for an upload this job no longer uses
+    if (!reply.error) {
+        const qint64 before = job.acknowledgedBytes();
+        job.acknowledge(request.chunk);
+        m_bytesAcknowledged += job.acknowledgedBytes() - before;
+        return;
+    }
+    const ApiError &error = *reply.error;
+    if (error.code == QLatin1String("no_such_upload")) {
+        // Expired or aborted on the receiver: create it again; held chunks come back in the answer.
+        job.returnToPending(request.chunk);
+        job.needsCreate = true;
+        job.setState(TransferState::Preparing);
+        return;
+    }
+    const int attempts = job.bumpChunkAttempts(request.chunk);
+    if (!error.isRetriable() || attempts >= m_options.maxAttempts) {
+        job.returnToPending(request.chunk);
+        finishJob(job, TransferState::Failed,
+                  QStringLiteral("chunk %1 failed after %2 attempts: %3")
+                      .arg(request.chunk)
+                      .arg(attempts)
+                      .arg(describe(error, request.lease)));
+        return;
+    }
+    // A corrupted chunk is re-read and re-hashed; anything else keeps its checksum.
+    const bool rehash = error.code == QLatin1String("checksum_mismatch");
+    const int jobId = job.id();
+    const QString uploadId = job.uploadId();
+    const ReadyChunk again{request.chunk, request.chunkHash};
+    QTimer::singleShot(rehash ? 0 : retryDelayMs(attempts), this, [this, jobId, uploadId, again, rehash] {
+        TransferJob &retried = m_jobs[std::size_t(jobId)];
+        if (isTerminal(retried.state()) || retried.uploadId() != uploadId)
+            return;
+        if (rehash)
+            retried.returnToPending(again.index);
+        else
+            retried.addReady(again);
+        pump();
+    });
+}
+
+void TransferScheduler::onCompleteReply(TransferJob &job, const ApiReply &reply)
+{
+    if (!reply.error) {
+        job.setRemotePath(reply.body.value(QLatin1String("path")).toString(job.remotePath()));
+        const bool skipped = reply.body.value(QLatin1String("status")).toString() == QLatin1String("skipped");
+        finishJob(job, skipped ? TransferState::Skipped : TransferState::Done);
+        return;
+    }
+    const ApiError &error = *reply.error;
+    if (error.code == QLatin1String("incomplete") || error.code == QLatin1String("no_such_upload")
+        || error.code == QLatin1String("checksum_mismatch")) {
+        // The receiver lacks chunks (or reset them after a bad whole-file hash): ask it again
+        // what it holds and send the rest, a bounded number of times.
+        if (job.bumpAttempts() >= m_options.maxAttempts) {
+            finishJob(job, TransferState::Failed, QStringLiteral("the receiver could not verify the file: %1")
+                                                      .arg(error.message));
+            return;
+        }
+        job.needsCreate = true;
+        job.setState(TransferState::Preparing);
+        return;
+    }
+    finishJob(job, TransferState::Failed, error.message);
+}
+
+void TransferScheduler::onSingleReply(TransferJob &job, const ApiReply &reply)
+{
+    if (reply.error) {
+        finishJob(job, TransferState::Failed, reply.error->message);
+        return;
+    }
+    job.setRemotePath(reply.body.value(QLatin1String("path")).toString(job.source().destinationPath));
+    const bool skipped = reply.body.value(QLatin1String("status")).toString() == QLatin1String("skipped");
+    finishJob(job, skipped ? TransferState::Skipped : TransferState::Done);
+}
+
+void TransferScheduler::onChunkHashed(int jobId, int chunk, std::optional<std::uint64_t> hash)
+{
+    --m_chunksHashing;
+    TransferJob &job = m_jobs[std::size_t(jobId)];
+    if (isTerminal(job.state()))
+        return;
+    if (!hash) {
+        finishJob(job, TransferState::Failed,
+                  QStringLiteral("cannot read %1 (moved, shortened or unreadable)").arg(job.source().localPath));
+        return;
+    }
+    if (job.state() != TransferState::Uploading) {
+        job.returnToPending(chunk); // the upload is being re-created; its answer decides again
+    } else {
+        job.addReady({chunk, *hash});
+    }
+    pump();
+}
+
+void TransferScheduler::onFileHashed(int jobId, std::optional<QByteArray> sha256)
+{
+    TransferJob &job = m_jobs[std::size_t(jobId)];
+    if (isTerminal(job.state()))
+        return;
+    if (!sha256) {
+        finishJob(job, TransferState::Failed, QStringLiteral("cannot read %1").arg(job.source().localPath));
+        pump();
+        return;
+    }
+    job.setSha256(*sha256);
+    if (job.waitingForHashToCompare && *sha256 != job.existingSha256)
+        job.waitingForHashToCompare = false; // a different file of the same size: send ours
+    pump();
+}
+
+// ---- bookkeeping -----------------------------------------------------------------------------
+
+void TransferScheduler::retryJobLater(TransferJob &job, const ApiError &error, const QString &what)
+{
+    const int attempts = job.bumpAttempts();
+    if (attempts >= m_options.maxAttempts) {
+        finishJob(job, TransferState::Failed, QStringLiteral("gave up after %1 attempts: %2").arg(attempts).arg(what));
+        return;
+    }
+    Q_UNUSED(error);
+    job.requestInFlight = true; // nothing else for this job until the delay is over
+    const int jobId = job.id();
+    QTimer::singleShot(retryDelayMs(attempts), this, [this, jobId] {
+        m_jobs[std::size_t(jobId)].requestInFlight = false;
+        pump();
+    });
+}
+
+void TransferScheduler::finishJob(TransferJob &job, TransferState state, const QString &error)
+{
+    if (state != TransferState::Failed) {
+        // Whatever path it took (chunks, one request, found identical), the file now counts whole.
+        m_bytesAcknowledged += job.source().size - job.acknowledgedBytes();
+        job.markAllAcknowledged();
+    }
+    job.setState(state);
+    job.setError(error);
+    job.requestInFlight = false;
+    m_active.removeOne(job.id());
+    if (m_roundRobin >= m_active.size())
+        m_roundRobin = 0;
+    Q_EMIT fileFinished(job.id());
+}
+
+bool TransferScheduler::sourceChanged(const TransferJob &job) const
+{
+    const QFileInfo info(job.source().localPath);
+    return !info.exists() || info.size() != job.source().size
+        || info.lastModified().toMSecsSinceEpoch() != job.source().mtimeMs;
+}
+
+int TransferScheduler::retryDelayMs(int attempt) const
+{
+    // Exponential backoff with full jitter, capped, so many clients do not retry in lockstep.
+    const qint64 ceiling = std::min<qint64>(30000, qint64(m_options.retryBaseDelayMs) << std::min(attempt, 10));
+    return int(ceiling / 2 + QRandomGenerator::global()->bounded(ceiling / 2 + 1));
+}
+
+QString TransferScheduler::describe(const ApiError &error, const EndpointLease &lease) const
+{
+    return QStringLiteral("%1: %2").arg(m_pool.endpoint(lease.endpoint).displayName(), error.message);
+}
+
+} // namespace multilane

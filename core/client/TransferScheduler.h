@@ -1,0 +1,125 @@
+#pragma once
+
+#include "EndpointPool.h"
+#include "HashWorker.h"
+#include "RateMeter.h"
+#include "ReceiverApi.h"
+#include "TransferJob.h"
+
+#include <QElapsedTimer>
+#include <QHash>
+#include <QObject>
+#include <QTimer>
+#include <vector>
+
+class QNetworkAccessManager;
+
+namespace multilane {
+
+struct TransferOptions {
+    int connections = 12;
+    qint64 chunkSize = ChunkPlanner::DefaultChunkSize;
+    OnConflict onConflict = OnConflict::Rename;
+    int maxAttempts = 6;          // per chunk and per file-level request
+    int retryBaseDelayMs = 500;   // doubled each attempt, with jitter
+    int transferTimeoutMs = 60000;
+    int progressIntervalMs = 100; // at most this often; the final update always goes out
+};
+
+// Totals for front ends, sent at most every progressIntervalMs.
+struct TransferProgress {
+    qint64 bytesTotal = 0;
+    qint64 bytesDone = 0; // acknowledged plus what in-flight requests have sent
+    int filesTotal = 0;
+    int filesDone = 0;
+    int filesSkipped = 0;
+    int filesFailed = 0;
+    double bytesPerSecond = 0;
+    qint64 elapsedMs = 0;
+};
+
+// Keeps N connections busy across many files and many chunks at once: opens files as room
+// allows, spreads chunks over the endpoints, retries what failed, completes what is whole.
+// Files take turns (round-robin) so no file hogs the connections.
+class TransferScheduler : public QObject {
+    Q_OBJECT
+public:
+    TransferScheduler(EndpointPool &pool, const TransferOptions &options, QObject *parent = nullptr);
+    ~TransferScheduler() override;
+
+    void addFiles(const QList<SourceFile> &files);
+    void start();
+    bool isFinished() const { return m_finished; }
+
+    int jobCount() const { return int(m_jobs.size()); }
+    const TransferJob &job(int id) const { return m_jobs.at(std::size_t(id)); }
+    TransferProgress progress() const;
+
+Q_SIGNALS:
+    void fileStarted(int job);
+    void fileFinished(int job); // Done, Skipped or Failed: see job(id).state()
+    void progressChanged(const multilane::TransferProgress &progress);
+    void finished();
+
+private:
+    enum class RequestKind { Create, Chunk, Complete, Single, Abort };
+    struct InFlight {
+        RequestKind kind;
+        int job;
+        int chunk = -1;
+        std::uint64_t chunkHash = 0;
+        QString uploadId; // the upload this request belonged to, to ignore answers from a replaced one
+        EndpointLease lease;
+        qint64 sent = 0;
+    };
+
+    void pump();
+    void activateQueuedJobs();
+    void startChunkHashing();
+    bool dispatchNext(const EndpointLease &lease);
+    TransferJob *nextJobWith(bool (*wants)(const TransferJob &));
+
+    void sendCreate(TransferJob &job, const EndpointLease &lease);
+    void sendChunk(TransferJob &job, const ReadyChunk &chunk, const EndpointLease &lease);
+    void sendComplete(TransferJob &job, const EndpointLease &lease);
+    void sendSingle(TransferJob &job, const EndpointLease &lease);
+    void sendAbort(TransferJob &job, const EndpointLease &lease);
+    void track(QNetworkReply *reply, const InFlight &request);
+
+    void onReplyFinished(QNetworkReply *reply);
+    void onCreateReply(TransferJob &job, const ApiReply &reply);
+    void onChunkReply(TransferJob &job, const InFlight &request, const ApiReply &reply);
+    void onCompleteReply(TransferJob &job, const ApiReply &reply);
+    void onSingleReply(TransferJob &job, const ApiReply &reply);
+    void onChunkHashed(int jobId, int chunk, std::optional<std::uint64_t> hash);
+    void onFileHashed(int jobId, std::optional<QByteArray> sha256);
+
+    void retryJobLater(TransferJob &job, const ApiError &error, const QString &what);
+    void finishJob(TransferJob &job, TransferState state, const QString &error = {});
+    bool sourceChanged(const TransferJob &job) const;
+    int retryDelayMs(int attempt) const;
+    QString describe(const ApiError &error, const EndpointLease &lease) const;
+    void emitProgress();
+
+    EndpointPool &m_pool;
+    TransferOptions m_options;
+    HashWorker m_hasher;
+    QList<QList<QNetworkAccessManager *>> m_managers; // [endpoint][lane]
+    std::vector<TransferJob> m_jobs;
+    QList<int> m_active;
+    int m_nextQueued = 0;
+    int m_roundRobin = 0;
+    int m_chunksHashing = 0;
+    QHash<QNetworkReply *, InFlight> m_inFlight;
+    qint64 m_bytesAcknowledged = 0;
+    qint64 m_bytesInFlight = 0;
+    qint64 m_bytesSent = 0; // every byte sent, resends included: the rate
+    RateMeter m_rate;
+    QElapsedTimer m_clock;
+    QTimer m_progressTimer;
+    bool m_started = false;
+    bool m_finished = false;
+    bool m_pumping = false;
+};
+
+} // namespace multilane
