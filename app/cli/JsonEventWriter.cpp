@@ -57,7 +57,7 @@ void JsonEventWriter::writeError(const QString &message, const QString &path)
     write(event);
 }
 
-void JsonEventWriter::writeSummary(const TransferProgress &p)
+void JsonEventWriter::writeSummary(const TransferProgress &p, const QJsonArray &endpoints)
 {
     const double seconds = double(p.elapsedMs) / 1000.0;
     write({{QStringLiteral("event"), QStringLiteral("summary")},
@@ -67,6 +67,7 @@ void JsonEventWriter::writeSummary(const TransferProgress &p)
            {QStringLiteral("filesFailed"), p.filesFailed},
            {QStringLiteral("bytesTotal"), p.bytesTotal},
            {QStringLiteral("seconds"), seconds},
+           {QStringLiteral("endpoints"), endpoints},
            {QStringLiteral("bytesPerSecond"), seconds > 0 ? qint64(double(p.bytesTotal) / seconds) : 0}});
 }
 

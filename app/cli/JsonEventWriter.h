@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QObject>
 
@@ -19,7 +20,7 @@ public:
 
     void attach(const TransferScheduler &scheduler);
     void writeError(const QString &message, const QString &path = {});
-    void writeSummary(const TransferProgress &progress);
+    void writeSummary(const TransferProgress &progress, const QJsonArray &endpoints);
 
 private:
     void write(const QJsonObject &event);

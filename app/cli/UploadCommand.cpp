@@ -8,6 +8,8 @@
 #include "SourceScanner.h"
 #include "TransferScheduler.h"
 
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QTimer>
 
 namespace multilane {
@@ -82,8 +84,17 @@ void UploadCommand::onTransferFinished()
 {
     const TransferProgress progress = m_scheduler->progress();
     m_console->printSummary(progress);
-    if (m_json)
-        m_json->writeSummary(progress);
+    if (m_json) {
+        QJsonArray endpoints;
+        const QList<EndpointStats> &stats = m_scheduler->endpointStats();
+        for (int i = 0; i < m_pool->endpointCount(); ++i) {
+            endpoints.append(QJsonObject{{QStringLiteral("url"), m_pool->endpoint(i).url.toString()},
+                                         {QStringLiteral("requests"), stats.at(i).chunks},
+                                         {QStringLiteral("bytes"), stats.at(i).bytes},
+                                         {QStringLiteral("failures"), stats.at(i).failures}});
+        }
+        m_json->writeSummary(progress, endpoints);
+    }
     finish(progress.filesFailed > 0 || m_scanErrors > 0 ? 1 : 0);
 }
 

@@ -4,6 +4,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 
 namespace multilane::EndpointParser {
 
@@ -12,10 +13,17 @@ Parsed<Endpoint> fromUrl(const QString &text)
     QString trimmed = text.trimmed();
     if (trimmed.isEmpty())
         return Parsed<Endpoint>::fail(QStringLiteral("empty endpoint"));
-    if (!trimmed.contains(QLatin1String("://")))
+    // "host:port" is short for http://host:port; anything else needs its scheme spelled out.
+    static const QRegularExpression bareHost(
+        QStringLiteral("^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9._-]+)(:\\d+)?(/.*)?$"));
+    if (!trimmed.contains(QLatin1String("://"))) {
+        if (!bareHost.match(trimmed).hasMatch())
+            return Parsed<Endpoint>::fail(
+                QStringLiteral("'%1' is not an endpoint URL (expected e.g. http://host:9101)").arg(text));
         trimmed.prepend(QLatin1String("http://"));
+    }
     const QUrl url(trimmed, QUrl::StrictMode);
-    if (!url.isValid() || url.host().isEmpty())
+    if (!url.isValid() || url.host().isEmpty() || !url.userInfo().isEmpty())
         return Parsed<Endpoint>::fail(
             QStringLiteral("'%1' is not an endpoint URL (expected e.g. http://host:9101)").arg(text));
     if (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https"))

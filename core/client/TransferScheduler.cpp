@@ -25,6 +25,7 @@ TransferScheduler::TransferScheduler(EndpointPool &pool, const TransferOptions &
         }
         m_managers.append(lanes);
     }
+    m_endpointStats = QList<EndpointStats>(m_pool.endpointCount());
     connect(&m_hasher, &HashWorker::chunkHashed, this, &TransferScheduler::onChunkHashed);
     connect(&m_hasher, &HashWorker::fileHashed, this, &TransferScheduler::onFileHashed);
     m_progressTimer.setInterval(m_options.progressIntervalMs);
@@ -326,6 +327,13 @@ void TransferScheduler::onReplyFinished(QNetworkReply *reply)
     m_bytesInFlight -= request.sent;
     const ApiReply answer = ReceiverApi::read(reply);
     TransferJob &job = m_jobs[std::size_t(request.job)];
+    EndpointStats &stats = m_endpointStats[request.lease.endpoint];
+    if (answer.error) {
+        ++stats.failures;
+    } else if (request.kind == RequestKind::Chunk || request.kind == RequestKind::Single) {
+        ++stats.chunks;
+        stats.bytes += request.sent;
+    }
 
     if (request.kind == RequestKind::Chunk) {
         onChunkReply(job, request, answer);

@@ -38,6 +38,13 @@ struct TransferProgress {
     qint64 elapsedMs = 0;
 };
 
+// What went to one endpoint, for the summary and the status bar.
+struct EndpointStats {
+    int chunks = 0;     // chunk and whole-file requests acknowledged
+    qint64 bytes = 0;   // body bytes acknowledged
+    int failures = 0;   // requests that failed (and were retried or gave up)
+};
+
 // Keeps N connections busy across many files and many chunks at once: opens files as room
 // allows, spreads chunks over the endpoints, retries what failed, completes what is whole.
 // Files take turns (round-robin) so no file hogs the connections.
@@ -54,6 +61,7 @@ public:
     int jobCount() const { return int(m_jobs.size()); }
     const TransferJob &job(int id) const { return m_jobs.at(std::size_t(id)); }
     TransferProgress progress() const;
+    const QList<EndpointStats> &endpointStats() const { return m_endpointStats; }
 
 Q_SIGNALS:
     void fileStarted(int job);
@@ -106,6 +114,7 @@ private:
     HashWorker m_hasher;
     QList<QList<QNetworkAccessManager *>> m_managers; // [endpoint][lane]
     std::vector<TransferJob> m_jobs;
+    QList<EndpointStats> m_endpointStats;
     QList<int> m_active;
     int m_nextQueued = 0;
     int m_roundRobin = 0;

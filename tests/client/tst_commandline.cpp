@@ -1,0 +1,109 @@
+#include "CommandLine.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace multilane;
+
+static CommandLine::Result parse(QStringList words)
+{
+    words.prepend(QStringLiteral("multilane"));
+    return CommandLine::parse(words);
+}
+
+class TestCommandLine : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void fullUpload()
+    {
+        const auto r = parse({QStringLiteral("upload"), QStringLiteral("--endpoint"), QStringLiteral("http://recv:9101"),
+                              QStringLiteral("--endpoint"), QStringLiteral("recv:9102"), QStringLiteral("--connections"),
+                              QStringLiteral("12"), QStringLiteral("--chunk-size"), QStringLiteral("4M"),
+                              QStringLiteral("--dest"), QStringLiteral("/inbox/"), QStringLiteral("--on-conflict"),
+                              QStringLiteral("skip"), QStringLiteral("--json"), QStringLiteral("a"), QStringLiteral("b/")});
+        QVERIFY2(r.error.isEmpty(), qPrintable(r.error));
+        QCOMPARE(r.command, CommandLine::Command::Upload);
+        QCOMPARE(r.upload.endpoints.size(), 2);
+        QCOMPARE(r.upload.endpoints.at(1).url, QUrl(QStringLiteral("http://recv:9102")));
+        QCOMPARE(r.upload.transfer.connections, 12);
+        QCOMPARE(r.upload.transfer.chunkSize, 4 * 1024 * 1024);
+        QCOMPARE(r.upload.destination, QStringLiteral("inbox"));
+        QCOMPARE(r.upload.transfer.onConflict, OnConflict::Skip);
+        QVERIFY(r.upload.json);
+        QCOMPARE(r.upload.paths, (QStringList{QStringLiteral("a"), QStringLiteral("b/")}));
+    }
+
+    void defaultsScaleWithEndpoints()
+    {
+        const auto r = parse({QStringLiteral("upload"), QStringLiteral("--endpoint"), QStringLiteral("h:1"),
+                              QStringLiteral("--endpoint"), QStringLiteral("h:2"), QStringLiteral("x")});
+        QVERIFY(r.error.isEmpty());
+        QCOMPARE(r.upload.transfer.connections, 8);
+        QCOMPARE(r.upload.transfer.onConflict, OnConflict::Rename);
+        QVERIFY(!r.upload.connectionsFixed);
+    }
+
+    void badUsageSaysWhatToDo_data()
+    {
+        QTest::addColumn<QStringList>("words");
+        QTest::addColumn<QString>("mentions");
+        const QString e = QStringLiteral("--endpoint");
+        const QString h = QStringLiteral("http://h:1");
+        QTest::newRow("no endpoint") << QStringList{QStringLiteral("upload"), QStringLiteral("x")} << e;
+        QTest::newRow("no path") << QStringList{QStringLiteral("upload"), e, h} << QStringLiteral("nothing to send");
+        QTest::newRow("bad connections") << QStringList{QStringLiteral("upload"), e, h, QStringLiteral("--connections"),
+                                                        QStringLiteral("0"), QStringLiteral("x")}
+                                         << QStringLiteral("--connections");
+        QTest::newRow("bad chunk") << QStringList{QStringLiteral("upload"), e, h, QStringLiteral("--chunk-size"),
+                                                  QStringLiteral("12 parsecs"), QStringLiteral("x")}
+                                   << QStringLiteral("--chunk-size");
+        QTest::newRow("tiny chunk") << QStringList{QStringLiteral("upload"), e, h, QStringLiteral("--chunk-size"),
+                                                   QStringLiteral("1K"), QStringLiteral("x")}
+                                    << QStringLiteral("64K");
+        QTest::newRow("bad policy") << QStringList{QStringLiteral("upload"), e, h, QStringLiteral("--on-conflict"),
+                                                   QStringLiteral("merge"), QStringLiteral("x")}
+                                    << QStringLiteral("rename, overwrite");
+        QTest::newRow("escaping dest") << QStringList{QStringLiteral("upload"), e, h, QStringLiteral("--dest"),
+                                                      QStringLiteral("../etc"), QStringLiteral("x")}
+                                       << QStringLiteral("--dest");
+        QTest::newRow("bad scheme") << QStringList{QStringLiteral("upload"), e, QStringLiteral("ftp://h"),
+                                                   QStringLiteral("x")}
+                                    << QStringLiteral("http://");
+        QTest::newRow("unknown option") << QStringList{QStringLiteral("upload"), QStringLiteral("--frobnicate")}
+                                        << QStringLiteral("frobnicate");
+        QTest::newRow("unknown command") << QStringList{QStringLiteral("uplaod")} << QStringLiteral("uplaod");
+    }
+    void badUsageSaysWhatToDo()
+    {
+        QFETCH(QStringList, words);
+        QFETCH(QString, mentions);
+        const auto r = parse(words);
+        QVERIFY(!r.error.isEmpty());
+        QVERIFY2(r.error.contains(mentions), qPrintable(r.error));
+    }
+
+    void endpointsFileFormats()
+    {
+        const auto lines = EndpointParser::fromFileContents("# receivers\nhttp://a:1\n\n  b:2  \n");
+        QVERIFY2(lines.value, qPrintable(lines.error));
+        QCOMPARE(lines.value->size(), 2);
+        QCOMPARE(lines.value->at(1).url, QUrl(QStringLiteral("http://b:2")));
+
+        const auto json = EndpointParser::fromFileContents(
+            "{\"endpoints\":[{\"url\":\"http://a:1\",\"token\":\"t\",\"weight\":3,\"maxConnections\":12},"
+            "{\"url\":\"http://b:2\"}]}");
+        QVERIFY2(json.value, qPrintable(json.error));
+        QCOMPARE(json.value->at(0).token, QByteArray("t"));
+        QCOMPARE(json.value->at(0).weight, 3);
+        QCOMPARE(json.value->at(0).maxConnections, 12);
+        QCOMPARE(json.value->at(1).maxConnections, 6);
+
+        QVERIFY(!EndpointParser::fromFileContents("{\"endpoints\": [").value);
+        const auto badLine = EndpointParser::fromFileContents("http://a:1\nmailto:x@y\n");
+        QVERIFY(!badLine.value);
+        QVERIFY2(badLine.error.contains(QLatin1String("line 2")), qPrintable(badLine.error));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCommandLine)
+#include "tst_commandline.moc"

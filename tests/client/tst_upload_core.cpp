@@ -1,0 +1,103 @@
+// The transfer engine against a real receiver process on three loopback ports.
+#include "CorruptingProxy.h"
+#include "EndpointPool.h"
+#include "ReceiverProcess.h"
+#include "SourceScanner.h"
+#include "TestFiles.h"
+#include "TransferScheduler.h"
+
+#include <QDir>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace multilane;
+
+class TestUploadCore : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_storage.isValid() && m_source.isValid());
+        m_receiver = std::make_unique<ReceiverProcess>(m_storage.path());
+        QVERIFY2(m_receiver->start(3), qPrintable(m_receiver->errorText()));
+    }
+
+    void folderOfEdgeSizesAcrossThreePorts()
+    {
+        constexpr qint64 chunk = 256 * 1024;
+        const QString folder = m_source.filePath(QStringLiteral("edge"));
+        const QList<qint64> sizes{0, 1, chunk - 1, chunk, chunk + 1, 2 * chunk, 7 * chunk + 3, 3 * 1024 * 1024};
+        for (int i = 0; i < sizes.size(); ++i)
+            QVERIFY(TestFiles::write(folder + QStringLiteral("/f%1.bin").arg(i), sizes.at(i), quint32(i + 1)));
+
+        const SourceScanner::Result scan = SourceScanner::scan({folder}, QStringLiteral("core"));
+        QCOMPARE(scan.files.size(), sizes.size());
+        QList<Endpoint> endpoints;
+        for (const QUrl &url : m_receiver->urls())
+            endpoints.append(*EndpointParser::fromUrl(url.toString()).value);
+        EndpointPool pool(endpoints);
+        TransferOptions options;
+        options.connections = 6;
+        options.chunkSize = chunk;
+        TransferScheduler scheduler(pool, options);
+        QSignalSpy finished(&scheduler, &TransferScheduler::finished);
+        QSignalSpy fileFinished(&scheduler, &TransferScheduler::fileFinished);
+        QList<qint64> progressSeen;
+        connect(&scheduler, &TransferScheduler::progressChanged, this,
+                [&](const TransferProgress &p) { progressSeen.append(p.bytesDone); });
+        scheduler.addFiles(scan.files);
+        scheduler.start();
+        QVERIFY(finished.wait(60000));
+
+        QCOMPARE(fileFinished.count(), sizes.size());
+        for (int i = 0; i < scheduler.jobCount(); ++i) {
+            const TransferJob &job = scheduler.job(i);
+            QVERIFY2(job.state() == TransferState::Done, qPrintable(job.error()));
+            const QString stored = m_storage.filePath(job.remotePath());
+            QVERIFY2(TestFiles::sameContents(job.source().localPath, stored), qPrintable(stored));
+            QCOMPARE(job.sha256(), TestFiles::sha256(job.source().localPath));
+        }
+        // Chunks went to every port, and progress ended exactly at the total.
+        for (const EndpointStats &stats : scheduler.endpointStats())
+            QVERIFY(stats.chunks > 0);
+        const TransferProgress last = scheduler.progress();
+        QCOMPARE(last.bytesDone, last.bytesTotal);
+        QCOMPARE(progressSeen.last(), last.bytesTotal);
+        // Nothing half-done is left on the receiver.
+        QVERIFY(QDir(m_storage.filePath(QStringLiteral(".multilane/uploads")))
+                    .entryList({QStringLiteral("*.part")}, QDir::Files)
+                    .isEmpty());
+    }
+
+    void corruptedChunkIsRefusedAndSentAgain()
+    {
+        const QString file = m_source.filePath(QStringLiteral("corrupt-me.bin"));
+        QVERIFY(TestFiles::write(file, 4 * 1024 * 1024, 99));
+        // One connection through a proxy that flips a byte well inside the first chunk's body.
+        CorruptingProxy proxy(m_receiver->urls().first(), 200 * 1024);
+        EndpointPool pool({*EndpointParser::fromUrl(proxy.url().toString()).value});
+        TransferOptions options;
+        options.connections = 1;
+        options.chunkSize = 1024 * 1024;
+        TransferScheduler scheduler(pool, options);
+        QSignalSpy finished(&scheduler, &TransferScheduler::finished);
+        scheduler.addFiles(SourceScanner::scan({file}, QStringLiteral("corrupt")).files);
+        scheduler.start();
+        QVERIFY(finished.wait(60000));
+
+        QVERIFY(proxy.corrupted());
+        const TransferJob &job = scheduler.job(0);
+        QVERIFY2(job.state() == TransferState::Done, qPrintable(job.error()));
+        QCOMPARE(scheduler.endpointStats().first().failures, 1); // the refused chunk
+        QVERIFY(TestFiles::sameContents(file, m_storage.filePath(job.remotePath())));
+    }
+
+private:
+    QTemporaryDir m_storage;
+    QTemporaryDir m_source;
+    std::unique_ptr<ReceiverProcess> m_receiver;
+};
+
+QTEST_GUILESS_MAIN(TestUploadCore)
+#include "tst_upload_core.moc"

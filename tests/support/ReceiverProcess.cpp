@@ -1,0 +1,66 @@
+#include "ReceiverProcess.h"
+
+#include <QDeadlineTimer>
+#include <QRegularExpression>
+
+ReceiverProcess::ReceiverProcess(const QString &storageDir)
+    : m_storageDir(storageDir)
+{
+}
+
+ReceiverProcess::~ReceiverProcess()
+{
+    kill();
+}
+
+bool ReceiverProcess::start(int ports, const QStringList &extraArguments)
+{
+    QStringList listen;
+    for (int i = 0; i < ports; ++i)
+        listen.append(i == 0 ? QStringLiteral("127.0.0.1:0") : QStringLiteral("0"));
+    QStringList arguments{QStringLiteral("--storage"), m_storageDir, QStringLiteral("--listen"),
+                          listen.join(QLatin1Char(','))};
+    arguments += extraArguments;
+    m_process.setProcessChannelMode(QProcess::SeparateChannels);
+    m_process.start(QStringLiteral(MULTILANE_RECEIVER_BIN), arguments);
+    if (!m_process.waitForStarted(10000)) {
+        m_errorText = m_process.errorString();
+        return false;
+    }
+    static const QRegularExpression listening(QStringLiteral("^listening on (http://\\S+)$"));
+    QByteArray pending;
+    m_urls.clear();
+    const QDeadlineTimer deadline(15000);
+    while (m_urls.size() < ports && !deadline.hasExpired()) {
+        if (!m_process.canReadLine() && !m_process.waitForReadyRead(int(deadline.remainingTime())))
+            break;
+        while (m_process.canReadLine()) {
+            const QString line = QString::fromUtf8(m_process.readLine()).trimmed();
+            const QRegularExpressionMatch match = listening.match(line);
+            if (match.hasMatch())
+                m_urls.append(QUrl(match.captured(1)));
+        }
+    }
+    if (m_urls.size() < ports) {
+        m_errorText = QString::fromUtf8(m_process.readAllStandardError());
+        kill();
+        return false;
+    }
+    return true;
+}
+
+void ReceiverProcess::kill()
+{
+    if (m_process.state() != QProcess::NotRunning) {
+        m_process.kill();
+        m_process.waitForFinished(10000);
+    }
+}
+
+QStringList ReceiverProcess::endpointArguments() const
+{
+    QStringList arguments;
+    for (const QUrl &url : m_urls)
+        arguments << QStringLiteral("--endpoint") << url.toString();
+    return arguments;
+}

@@ -1,0 +1,30 @@
+#pragma once
+
+#include <QList>
+#include <QProcess>
+#include <QString>
+#include <QStringList>
+#include <QUrl>
+
+// Runs the real multilane-receiver binary on loopback ports chosen by the kernel, for tests.
+class ReceiverProcess {
+public:
+    explicit ReceiverProcess(const QString &storageDir);
+    ~ReceiverProcess();
+
+    // Starts on `ports` free loopback ports and waits (on output, not a sleep) until every one
+    // is listening. False, with the receiver's output in errorText(), if it did not come up.
+    bool start(int ports = 3, const QStringList &extraArguments = {});
+    void kill();
+
+    const QList<QUrl> &urls() const { return m_urls; }
+    QStringList endpointArguments() const; // --endpoint URL for each port
+    QString errorText() const { return m_errorText; }
+    QProcess &process() { return m_process; }
+
+private:
+    QString m_storageDir;
+    QProcess m_process;
+    QList<QUrl> m_urls;
+    QString m_errorText;
+};
