@@ -1,0 +1,114 @@
+// multilane-receiver: serves one storage folder on one or more HTTP ports until SIGINT/SIGTERM.
+#include "ListenAddress.h"
+#include "LocalFolderStore.h"
+#include "ReceiverServer.h"
+#include "ReceiverService.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QMutex>
+#include <csignal>
+#include <cstdio>
+#include <pthread.h>
+
+using namespace multilane;
+
+namespace {
+
+constexpr int ExitBadInput = 2;
+
+int refuse(const QString &message) {
+    std::fprintf(stderr, "multilane-receiver: %s\n", qPrintable(message));
+    return ExitBadInput;
+}
+
+void logLine(const QString &line) {
+    static QMutex mutex; // server threads log concurrently
+    const QMutexLocker locker(&mutex);
+    const QString stamp = QDateTime::currentDateTime().toString(Qt::ISODateWithMs);
+    std::fprintf(stderr, "%s %s\n", qPrintable(stamp), qPrintable(line));
+}
+
+} // namespace
+
+int main(int argc, char *argv[]) {
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("multilane-receiver"));
+    QCoreApplication::setApplicationVersion(ReceiverService::version());
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Receives files from the multilane client (and from curl -T) into a storage folder.\n\n"
+        "Example:\n"
+        "  multilane-receiver --storage /srv/inbox --listen 0.0.0.0:9101,9102,9103\n"
+        "  curl -T report.pdf http://HOST:9101/v1/files/inbox/"));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption storageOption(
+        QStringLiteral("storage"), QStringLiteral("Folder that receives the files (created if missing)."),
+        QStringLiteral("DIR"));
+    const QCommandLineOption listenOption(
+        QStringLiteral("listen"),
+        QStringLiteral(
+            "Where to listen: [HOST:]PORT[,PORT...]; a bare port reuses the host before it, port 0 "
+            "picks a free one. Repeatable. Default: 0.0.0.0:9101."),
+        QStringLiteral("ADDRESSES"));
+    const QCommandLineOption quietOption(QStringLiteral("quiet"),
+                                         QStringLiteral("Log nothing but the listening addresses."));
+    parser.addOptions({storageOption, listenOption, quietOption});
+    if (!parser.parse(QCoreApplication::arguments()))
+        return refuse(parser.errorText() + QStringLiteral(" (see --help)"));
+    if (parser.isSet(QStringLiteral("help")))
+        parser.showHelp(0);
+    if (parser.isSet(QStringLiteral("version")))
+        parser.showVersion();
+    if (!parser.positionalArguments().isEmpty())
+        return refuse(QStringLiteral("unexpected argument '%1' (see --help)")
+                          .arg(parser.positionalArguments().first()));
+    if (!parser.isSet(storageOption))
+        return refuse(QStringLiteral("--storage DIR is required: the folder that receives the files"));
+
+    QList<ListenAddress> addresses;
+    const QStringList listenSpecs =
+        parser.isSet(listenOption) ? parser.values(listenOption) : QStringList{QStringLiteral("9101")};
+    for (const QString &spec : listenSpecs) {
+        const auto parsed = ListenAddress::parseList(spec);
+        if (!parsed.error.isEmpty())
+            return refuse(parsed.error);
+        addresses += parsed.addresses;
+    }
+
+    LocalFolderStore store(parser.value(storageOption));
+    if (const auto problem = store.prepare())
+        return refuse(problem->message);
+    ReceiverService service(store);
+    ReceiverServer::Options options;
+    const bool quiet = parser.isSet(quietOption);
+    if (!quiet)
+        options.log = logLine;
+    ReceiverServer server(service, options);
+
+    // Block the stop signals before any server thread exists, so only sigwait() below sees them.
+    sigset_t stopSignals;
+    sigemptyset(&stopSignals);
+    sigaddset(&stopSignals, SIGINT);
+    sigaddset(&stopSignals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
+    std::signal(SIGPIPE, SIG_IGN);
+
+    if (const auto problem = server.start(addresses))
+        return refuse(*problem);
+    for (const ListenAddress &bound : server.boundAddresses())
+        std::printf("listening on %s\n", qPrintable(bound.url()));
+    std::fflush(stdout);
+    if (!quiet)
+        logLine(QStringLiteral("storing into %1").arg(store.storageFolder()));
+
+    int received = 0;
+    sigwait(&stopSignals, &received);
+    if (!quiet)
+        logLine(QStringLiteral("stopping (signal %1)").arg(received));
+    server.stop();
+    return 0;
+}

@@ -1,0 +1,369 @@
+#include "LocalFolderStore.h"
+
+#include "ChunkHash.h"
+#include "ChunkRecordFile.h"
+#include "DoneRecord.h"
+#include "FileOps.h"
+#include "PartWriter.h"
+#include "Sha256.h"
+#include "UploadId.h"
+#include "UploadPath.h"
+#include "UploadRecord.h"
+
+#include <QDir>
+#include <QFile>
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace multilane {
+
+namespace {
+
+ReceiverError noSuchUpload(const QByteArray &id) {
+    return ReceiverError::make(ErrorCode::NoSuchUpload,
+                               QStringLiteral("upload %1 does not exist (never created, aborted or expired); "
+                                              "create it again with POST /v1/uploads")
+                                   .arg(QString::fromLatin1(id)));
+}
+
+QString listForMessage(const QList<qint64> &indexes) {
+    QStringList shown;
+    for (qsizetype i = 0; i < indexes.size() && i < 10; ++i)
+        shown.append(QString::number(indexes.at(i)));
+    if (indexes.size() > 10)
+        shown.append(QStringLiteral("… (%1 in all)").arg(indexes.size()));
+    return shown.join(QStringLiteral(", "));
+}
+
+} // namespace
+
+LocalFolderStore::LocalFolderStore(const QString &storageFolder)
+    : m_storageFolder(QDir(storageFolder).absolutePath())
+    , m_root(QFile::encodeName(m_storageFolder))
+    , m_uploads(m_root + '/' + UploadPath::PrivateFolder + "/uploads")
+    , m_placer(m_root) {}
+
+std::optional<ReceiverError> LocalFolderStore::prepare() {
+    if (!QDir().mkpath(m_storageFolder) || !QDir().mkpath(QFile::decodeName(m_uploads)))
+        return ReceiverError::make(
+            ErrorCode::StorageError,
+            QStringLiteral("cannot create the storage folder %1; create it yourself or "
+                           "choose another with --storage")
+                .arg(m_storageFolder));
+    if (::access(m_uploads.constData(), W_OK) != 0)
+        return ReceiverError::fromErrno(
+            errno, QStringLiteral("cannot write to %1").arg(QFile::decodeName(m_uploads)));
+    return std::nullopt;
+}
+
+QByteArray LocalFolderStore::uploadFile(const QByteArray &id, const char *suffix) const {
+    return m_uploads + '/' + id + suffix;
+}
+
+StoreResult<UploadSpec> LocalFolderStore::readRecord(const QByteArray &id) const {
+    if (!UploadId::isValid(id))
+        return noSuchUpload(id);
+    const auto content = FileOps::readSmallFile(uploadFile(id, ".json"));
+    if (!content)
+        return noSuchUpload(id);
+    const auto spec = UploadRecord::decode(*content);
+    if (!spec)
+        return ReceiverError::make(ErrorCode::StorageError,
+                                   QStringLiteral("the record of upload %1 is damaged; abort the upload and "
+                                                  "send the file again")
+                                       .arg(QString::fromLatin1(id)));
+    return *spec;
+}
+
+std::optional<FinishedFile> LocalFolderStore::readDone(const QByteArray &id) const {
+    const auto content = FileOps::readSmallFile(uploadFile(id, ".done"));
+    const auto done = content ? DoneRecord::decode(*content) : std::nullopt;
+    if (!done)
+        return std::nullopt;
+    // Once the user removed or replaced the file, the old result no longer answers for it.
+    if (FileOps::regularFileSize(m_root + '/' + done->file.path.toUtf8()) != done->size)
+        return std::nullopt;
+    return done->file;
+}
+
+int LocalFolderStore::ensureDataFiles(const QByteArray &id, const UploadSpec &spec) const {
+    const UniqueFd part(::open(uploadFile(id, ".part").constData(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+    if (!part.isValid())
+        return errno;
+    struct stat info {};
+    if (::fstat(part.get(), &info) != 0)
+        return errno;
+    if (info.st_size != spec.size) {
+        if (const int error = PartWriter::presize(part.get(), spec.size); error != 0)
+            return error;
+    }
+    return ChunkRecordFile::ensure(uploadFile(id, ".chunks"), chunkCountFor(spec.size, spec.chunkSize));
+}
+
+StoreResult<UploadState> LocalFolderStore::stateOf(const QByteArray &id, const UploadSpec &spec,
+                                                   ChunkRecordFile &records) const {
+    UploadState state{
+        id, spec.path, spec.size, spec.chunkSize, chunkCountFor(spec.size, spec.chunkSize), spec.onConflict,
+        {}};
+    const auto held = records.heldChunks(state.chunkCount);
+    if (!held)
+        return ReceiverError::fromErrno(
+            errno, QStringLiteral("cannot read the chunk records of upload %1").arg(QString::fromLatin1(id)));
+    state.received = *held;
+    return state;
+}
+
+StoreResult<CreateOutcome> LocalFolderStore::createUpload(const UploadSpec &spec) {
+    const QByteArray id = UploadId::forKey(spec.path, spec.size, spec.mtime);
+    CreateOutcome outcome;
+    if (const auto done = readDone(id)) {
+        outcome.kind = CreateOutcome::Kind::AlreadyDone;
+        outcome.finished = *done;
+        return outcome;
+    }
+    const auto preflight = m_placer.preflight(spec.path, spec.size, spec.onConflict, spec.sha256);
+    if (!preflight)
+        return preflight.error();
+    outcome.existing = preflight.value().existing;
+    if (preflight.value().skipped) {
+        outcome.kind = CreateOutcome::Kind::Skipped;
+        outcome.finished = *preflight.value().skipped;
+        return outcome;
+    }
+
+    // The record is the commit point: whoever links it first fixes the chunk size for everyone.
+    const int linkError = FileOps::createFileOnce(uploadFile(id, ".json"), UploadRecord::encode(spec));
+    if (linkError != 0 && linkError != EEXIST)
+        return ReceiverError::fromErrno(linkError,
+                                        QStringLiteral("cannot record the upload of '%1'").arg(spec.path));
+    outcome.kind = linkError == 0 ? CreateOutcome::Kind::Created : CreateOutcome::Kind::Found;
+    const auto stored = readRecord(id);
+    if (!stored)
+        return stored.error();
+    if (const int error = ensureDataFiles(id, stored.value()); error != 0)
+        return ReceiverError::fromErrno(
+            error,
+            QStringLiteral("cannot reserve %1 bytes for '%2'").arg(stored.value().size).arg(spec.path));
+    ChunkRecordFile records;
+    if (const int error = records.open(uploadFile(id, ".chunks")); error != 0)
+        return ReceiverError::fromErrno(
+            error, QStringLiteral("cannot open the chunk records of '%1'").arg(spec.path));
+    auto state = stateOf(id, stored.value(), records);
+    if (!state)
+        return state.error();
+    outcome.upload = state.value();
+    return outcome;
+}
+
+StoreResult<UploadState> LocalFolderStore::findUpload(const QByteArray &id) {
+    const auto spec = readRecord(id);
+    if (!spec)
+        return spec.error();
+    ChunkRecordFile records;
+    if (records.open(uploadFile(id, ".chunks")) != 0)
+        return noSuchUpload(id);
+    return stateOf(id, spec.value(), records);
+}
+
+StoreResult<ChunkOutcome> LocalFolderStore::drainAsDuplicate(qint64 index, const BodyReader &body) const {
+    if (!body([](const char *, std::size_t) { return true; }))
+        return ReceiverError::make(
+            ErrorCode::LengthMismatch,
+            QStringLiteral("the body of chunk %1 ended early; send it again").arg(index));
+    return ChunkOutcome{index, true};
+}
+
+StoreResult<ChunkOutcome> LocalFolderStore::writeChunk(const QByteArray &id, qint64 index, qint64 length,
+                                                       quint64 expectedHash, const BodyReader &body) {
+    const auto spec = readRecord(id);
+    if (!spec) {
+        // A chunk racing the complete that finished the upload: it is there already.
+        if (spec.error().code == ErrorCode::NoSuchUpload && readDone(id))
+            return drainAsDuplicate(index, body);
+        return spec.error();
+    }
+    const qint64 count = chunkCountFor(spec.value().size, spec.value().chunkSize);
+    if (index < 0 || index >= count)
+        return ReceiverError::make(ErrorCode::BadRequest,
+                                   QStringLiteral("chunk index %1 is out of range: upload %2 has %3 chunks")
+                                       .arg(index)
+                                       .arg(QString::fromLatin1(id))
+                                       .arg(count));
+    const qint64 expectedLength = chunkLength(spec.value().size, spec.value().chunkSize, index);
+    const QString what = QStringLiteral("chunk %1").arg(index);
+    if (length != expectedLength)
+        return ReceiverError::make(
+            length > expectedLength ? ErrorCode::TooLarge : ErrorCode::LengthMismatch,
+            QStringLiteral("%1 is %2 bytes long, the request says %3; send exactly the "
+                           "chunk's bytes (chunkSize %4)")
+                .arg(what)
+                .arg(expectedLength)
+                .arg(length)
+                .arg(spec.value().chunkSize));
+
+    ChunkRecordFile records;
+    if (records.open(uploadFile(id, ".chunks")) != 0)
+        return noSuchUpload(id);
+    if (const int error = records.lockRecord(index); error != 0)
+        return ReceiverError::fromErrno(error, QStringLiteral("cannot lock the record of %1").arg(what));
+    if (records.isRemoved())
+        return readDone(id) ? drainAsDuplicate(index, body) : StoreResult<ChunkOutcome>(noSuchUpload(id));
+    const auto record = records.read(index);
+    if (!record)
+        return ReceiverError::fromErrno(EIO, QStringLiteral("cannot read the record of %1").arg(what));
+    if (record->held && record->hash == expectedHash)
+        return drainAsDuplicate(index, body);
+
+    // Not held while the bytes change; held again only after they all arrived and matched.
+    if (const int error = records.write(index, {}); error != 0)
+        return ReceiverError::fromErrno(error, QStringLiteral("cannot update the record of %1").arg(what));
+    const UniqueFd part(::open(uploadFile(id, ".part").constData(), O_WRONLY | O_CLOEXEC));
+    if (!part.isValid())
+        return ReceiverError::fromErrno(
+            errno, QStringLiteral("cannot open the data file of upload %1").arg(QString::fromLatin1(id)));
+    ChunkHash hash;
+    PartWriter writer(part.get(), index * spec.value().chunkSize, expectedLength);
+    const auto copied =
+        writer.copy(body, [&hash](const char *data, std::size_t n) { hash.addData(data, n); });
+    if (const auto problem = copied.problem(expectedLength, what))
+        return *problem;
+    if (hash.value() != expectedHash)
+        return ReceiverError::make(ErrorCode::ChecksumMismatch,
+                                   QStringLiteral("%1 arrived damaged (its XXH3 is %2, the request said %3); "
+                                                  "send it again")
+                                       .arg(what, QString::fromLatin1(ChunkHash::toHeader(hash.value())),
+                                            QString::fromLatin1(ChunkHash::toHeader(expectedHash))));
+    if (const int error = records.write(index, {expectedHash, true}); error != 0)
+        return ReceiverError::fromErrno(error, QStringLiteral("cannot record %1").arg(what));
+    return ChunkOutcome{index, false};
+}
+
+StoreResult<FinishedFile> LocalFolderStore::completeUpload(const QByteArray &id,
+                                                           const QByteArray &expectedSha256) {
+    const auto spec = readRecord(id);
+    if (!spec) {
+        if (const auto done = readDone(id); done && spec.error().code == ErrorCode::NoSuchUpload)
+            return *done;
+        return spec.error();
+    }
+    ChunkRecordFile records;
+    if (records.open(uploadFile(id, ".chunks")) != 0)
+        return noSuchUpload(id);
+    // Waits for chunk writers and for another complete; they cannot start while we hold it.
+    if (const int error = records.lockAll(); error != 0)
+        return ReceiverError::fromErrno(error,
+                                        QStringLiteral("cannot lock upload %1").arg(QString::fromLatin1(id)));
+    if (records.isRemoved()) {
+        if (const auto done = readDone(id))
+            return *done;
+        return noSuchUpload(id);
+    }
+    return finish(id, spec.value(), records, expectedSha256);
+}
+
+StoreResult<FinishedFile> LocalFolderStore::finish(const QByteArray &id, const UploadSpec &spec,
+                                                   ChunkRecordFile &records,
+                                                   const QByteArray &expectedSha256) {
+    const auto state = stateOf(id, spec, records);
+    if (!state)
+        return state.error();
+    if (state.value().received.size() != state.value().chunkCount) {
+        ReceiverError error;
+        for (qint64 index = 0, next = 0; index < state.value().chunkCount; ++index) {
+            if (next < state.value().received.size() && state.value().received.at(next) == index)
+                ++next;
+            else
+                error.missing.append(index);
+        }
+        error.code = ErrorCode::Incomplete;
+        error.message = QStringLiteral("chunks %1 of '%2' have not arrived; send them, then complete again")
+                            .arg(listForMessage(error.missing), spec.path);
+        return error;
+    }
+
+    const QByteArray partPath = uploadFile(id, ".part");
+    const auto actual = Sha256::ofFile(QFile::decodeName(partPath));
+    if (!actual)
+        return ReceiverError::fromErrno(errno, QStringLiteral("cannot read the data of '%1'").arg(spec.path));
+    if (*actual != expectedSha256) {
+        records.clearAll(state.value().chunkCount);
+        return ReceiverError::make(
+            ErrorCode::ChecksumMismatch,
+            QStringLiteral("the SHA-256 of '%1' is %2, not %3; the file changed or was "
+                           "damaged — every chunk must be sent again")
+                .arg(spec.path, QString::fromLatin1(*actual), QString::fromLatin1(expectedSha256)));
+    }
+    {
+        const UniqueFd part(::open(partPath.constData(), O_RDONLY | O_CLOEXEC));
+        if (!part.isValid() || ::fdatasync(part.get()) != 0)
+            return ReceiverError::fromErrno(errno,
+                                            QStringLiteral("cannot sync the data of '%1'").arg(spec.path));
+    }
+    const auto placed = m_placer.place(partPath, spec.path, spec.onConflict, *actual);
+    if (!placed)
+        return placed.error();
+    // Best effort: without it a repeated complete answers no_such_upload, the file is safe anyway.
+    FileOps::replaceFile(uploadFile(id, ".done"), DoneRecord::encode(placed.value(), spec.size));
+    ::unlink(uploadFile(id, ".json").constData());
+    ::unlink(uploadFile(id, ".chunks").constData()); // while still locked: waiting writers see it gone
+    return placed;
+}
+
+StoreResult<Done> LocalFolderStore::abortUpload(const QByteArray &id) {
+    if (!UploadId::isValid(id))
+        return noSuchUpload(id);
+    ChunkRecordFile records;
+    if (records.open(uploadFile(id, ".chunks")) == 0)
+        records.lockAll(); // let a running chunk write or complete finish first
+    bool removedAny = false;
+    for (const char *suffix : {".json", ".chunks", ".part", ".done"})
+        removedAny = ::unlink(uploadFile(id, suffix).constData()) == 0 || removedAny;
+    if (!removedAny)
+        return noSuchUpload(id);
+    return Done{};
+}
+
+StoreResult<FinishedFile> LocalFolderStore::putFile(const QString &path, qint64 size,
+                                                    ConflictPolicy onConflict,
+                                                    const QByteArray &expectedSha256,
+                                                    const BodyReader &body) {
+    const auto preflight = m_placer.preflight(path, size, onConflict, expectedSha256);
+    if (!preflight)
+        return preflight.error();
+    if (preflight.value().skipped)
+        return *preflight.value().skipped;
+    const QByteArray temporary = FileOps::temporaryName(m_uploads + "/put") + ".part";
+    const UniqueFd part(::open(temporary.constData(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+    if (!part.isValid())
+        return ReceiverError::fromErrno(errno, QStringLiteral("cannot create a file for '%1'").arg(path));
+    const auto fail = [&temporary](ReceiverError error) {
+        ::unlink(temporary.constData());
+        return StoreResult<FinishedFile>(std::move(error));
+    };
+    if (const int error = PartWriter::presize(part.get(), size); error != 0)
+        return fail(ReceiverError::fromErrno(
+            error, QStringLiteral("cannot reserve %1 bytes for '%2'").arg(size).arg(path)));
+    Sha256 hash;
+    PartWriter writer(part.get(), 0, size);
+    const auto copied =
+        writer.copy(body, [&hash](const char *data, std::size_t n) { hash.addData(data, n); });
+    if (const auto problem = copied.problem(size, QStringLiteral("'%1'").arg(path)))
+        return fail(*problem);
+    const QByteArray actual = hash.hexDigest();
+    if (!expectedSha256.isEmpty() && actual != expectedSha256)
+        return fail(ReceiverError::make(
+            ErrorCode::ChecksumMismatch,
+            QStringLiteral("the SHA-256 of '%1' is %2, not %3; send the file again")
+                .arg(path, QString::fromLatin1(actual), QString::fromLatin1(expectedSha256))));
+    if (::fdatasync(part.get()) != 0)
+        return fail(
+            ReceiverError::fromErrno(errno, QStringLiteral("cannot sync the data of '%1'").arg(path)));
+    const auto placed = m_placer.place(temporary, path, onConflict, actual);
+    if (!placed)
+        return fail(placed.error());
+    return placed;
+}
+
+} // namespace multilane

@@ -1,0 +1,51 @@
+#pragma once
+
+#include "FilePlacer.h"
+#include "UploadStore.h"
+
+#include <QString>
+#include <optional>
+
+namespace multilane {
+
+class ChunkRecordFile;
+
+// Keeps uploads in a storage folder: finished files at their paths, upload state in
+// <storage>/.multilane/uploads/<id>.json|.part|.chunks|.done (docs/protocol.md). There is no
+// in-memory state, so any number of threads and receiver processes can share one folder.
+class LocalFolderStore final : public UploadStore {
+public:
+    explicit LocalFolderStore(const QString &storageFolder);
+
+    // Creates the storage folder and its private folder if missing; the error says what to do.
+    std::optional<ReceiverError> prepare();
+    QString storageFolder() const { return m_storageFolder; }
+
+    StoreResult<CreateOutcome> createUpload(const UploadSpec &spec) override;
+    StoreResult<UploadState> findUpload(const QByteArray &id) override;
+    StoreResult<ChunkOutcome> writeChunk(const QByteArray &id, qint64 index, qint64 length,
+                                         quint64 expectedHash, const BodyReader &body) override;
+    StoreResult<FinishedFile> completeUpload(const QByteArray &id, const QByteArray &expectedSha256) override;
+    StoreResult<Done> abortUpload(const QByteArray &id) override;
+    StoreResult<FinishedFile> putFile(const QString &path, qint64 size, ConflictPolicy onConflict,
+                                      const QByteArray &expectedSha256, const BodyReader &body) override;
+
+private:
+    QByteArray uploadFile(const QByteArray &id, const char *suffix) const;
+    StoreResult<UploadSpec> readRecord(const QByteArray &id) const;
+    // The finished result, if this upload completed and its file is still there.
+    std::optional<FinishedFile> readDone(const QByteArray &id) const;
+    StoreResult<UploadState> stateOf(const QByteArray &id, const UploadSpec &spec,
+                                     ChunkRecordFile &records) const;
+    int ensureDataFiles(const QByteArray &id, const UploadSpec &spec) const;
+    StoreResult<ChunkOutcome> drainAsDuplicate(qint64 index, const BodyReader &body) const;
+    StoreResult<FinishedFile> finish(const QByteArray &id, const UploadSpec &spec, ChunkRecordFile &records,
+                                     const QByteArray &expectedSha256);
+
+    QString m_storageFolder;
+    QByteArray m_root;    // the storage folder, native encoding
+    QByteArray m_uploads; // <root>/.multilane/uploads
+    FilePlacer m_placer;
+};
+
+} // namespace multilane

@@ -1,0 +1,79 @@
+#include "ReceiverError.h"
+
+#include <cerrno>
+#include <cstring>
+
+namespace multilane {
+
+ReceiverError ReceiverError::fromErrno(int error, const QString &what) {
+    QString hint;
+    switch (error) {
+    case ENOSPC:
+    case EDQUOT:
+        hint = QStringLiteral(" — the receiver's disk is full; free space there and retry");
+        break;
+    case EACCES:
+    case EPERM:
+    case EROFS:
+        hint = QStringLiteral(" — the receiver may not write its storage folder; check its permissions");
+        break;
+    default:
+        break;
+    }
+    return make(ErrorCode::StorageError,
+                what % QStringLiteral(": ") % QString::fromLocal8Bit(std::strerror(error)) % hint);
+}
+
+const char *errorCodeName(ErrorCode code) {
+    switch (code) {
+    case ErrorCode::BadRequest:
+        return "bad_request";
+    case ErrorCode::BadPath:
+        return "bad_path";
+    case ErrorCode::NoSuchUpload:
+        return "no_such_upload";
+    case ErrorCode::NotFound:
+        return "not_found";
+    case ErrorCode::Conflict:
+        return "conflict";
+    case ErrorCode::Incomplete:
+        return "incomplete";
+    case ErrorCode::LengthRequired:
+        return "length_required";
+    case ErrorCode::TooLarge:
+        return "too_large";
+    case ErrorCode::ChecksumMismatch:
+        return "checksum_mismatch";
+    case ErrorCode::LengthMismatch:
+        return "length_mismatch";
+    case ErrorCode::StorageError:
+        return "storage_error";
+    }
+    return "storage_error";
+}
+
+int httpStatus(ErrorCode code) {
+    switch (code) {
+    case ErrorCode::BadRequest:
+    case ErrorCode::BadPath:
+        return 400;
+    case ErrorCode::NoSuchUpload:
+    case ErrorCode::NotFound:
+        return 404;
+    case ErrorCode::Conflict:
+    case ErrorCode::Incomplete:
+        return 409;
+    case ErrorCode::LengthRequired:
+        return 411;
+    case ErrorCode::TooLarge:
+        return 413;
+    case ErrorCode::ChecksumMismatch:
+    case ErrorCode::LengthMismatch:
+        return 422;
+    case ErrorCode::StorageError:
+        return 500;
+    }
+    return 500;
+}
+
+} // namespace multilane

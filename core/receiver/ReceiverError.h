@@ -1,0 +1,40 @@
+#pragma once
+
+#include <QList>
+#include <QString>
+#include <QtGlobal>
+
+namespace multilane {
+
+// The stable error codes of docs/protocol.md; each maps to one HTTP status.
+enum class ErrorCode {
+    BadRequest,
+    BadPath,
+    NoSuchUpload,
+    NotFound,
+    Conflict,
+    Incomplete,
+    LengthRequired,
+    TooLarge,
+    ChecksumMismatch,
+    LengthMismatch,
+    StorageError,
+};
+
+// An error a store or handler reports as a value: the protocol code, a message that tells the
+// user what to do, and for `incomplete` the chunk indexes still missing.
+struct ReceiverError {
+    ErrorCode code = ErrorCode::StorageError;
+    QString message;
+    QList<qint64> missing;
+
+    static ReceiverError make(ErrorCode code, const QString &message) { return {code, message, {}}; }
+    // A failed system call as a storage error, with the OS's reason and a hint for the common ones.
+    static ReceiverError fromErrno(int error, const QString &what);
+};
+
+// "bad_path", "checksum_mismatch", … as written on the wire.
+const char *errorCodeName(ErrorCode code);
+int httpStatus(ErrorCode code);
+
+} // namespace multilane

@@ -1,0 +1,51 @@
+#pragma once
+
+#include "ListenAddress.h"
+
+#include <QList>
+#include <QString>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace multilane {
+
+class ReceiverService;
+
+// The HTTP front end: one cpp-httplib server per listen address, each accepting on its own thread
+// and serving connections from its own thread pool, all over one shared ReceiverService.
+class ReceiverServer {
+public:
+    struct Options {
+        int threadsPerAddress = 64; // one per open connection (httplib is thread-per-connection)
+        int keepAliveSeconds = 30;
+        int ioTimeoutSeconds = 60;
+        // Called from server threads for failed requests and finished files; unset = silent.
+        std::function<void(const QString &line)> log;
+    };
+
+    explicit ReceiverServer(ReceiverService &service);
+    ReceiverServer(ReceiverService &service, Options options);
+    ~ReceiverServer(); // stops
+    ReceiverServer(const ReceiverServer &) = delete;
+    ReceiverServer &operator=(const ReceiverServer &) = delete;
+
+    // Binds every address and starts serving. On failure nothing is left listening and the
+    // message names the address and says what to do.
+    std::optional<QString> start(const QList<ListenAddress> &addresses);
+    // The addresses as bound, with the real port where port 0 was asked for.
+    QList<ListenAddress> boundAddresses() const;
+    // Stops accepting, lets running requests finish and joins the threads. Idempotent.
+    void stop();
+
+private:
+    struct Listener;
+    static void launch(Listener &listener);
+
+    ReceiverService &m_service;
+    Options m_options;
+    std::vector<std::unique_ptr<Listener>> m_listeners;
+};
+
+} // namespace multilane

@@ -1,0 +1,70 @@
+#pragma once
+
+#include <QByteArray>
+#include <QList>
+#include <QString>
+#include <QtGlobal>
+#include <optional>
+
+namespace multilane {
+
+// What to do when a finished file already sits at the destination path.
+enum class ConflictPolicy { Rename, Overwrite, Skip, Fail };
+
+std::optional<ConflictPolicy> conflictPolicyFromName(const QByteArray &name);
+QByteArray conflictPolicyName(ConflictPolicy policy);
+
+// The client's description of one upload (the body of POST /v1/uploads).
+struct UploadSpec {
+    QString path;
+    qint64 size = 0;
+    qint64 mtime = 0;
+    qint64 chunkSize = 0;
+    ConflictPolicy onConflict = ConflictPolicy::Rename;
+    QByteArray sha256; // optional, lowercase hex
+};
+
+// An upload in progress as the store knows it.
+struct UploadState {
+    QByteArray id;
+    QString path;
+    qint64 size = 0;
+    qint64 chunkSize = 0;
+    qint64 chunkCount = 0;
+    ConflictPolicy onConflict = ConflictPolicy::Rename;
+    QList<qint64> received;
+};
+
+// A finished file found at the destination path.
+struct ExistingFile {
+    qint64 size = 0;
+    QByteArray sha256; // only when its size equals the upload's
+};
+
+// Where a finished upload went.
+struct FinishedFile {
+    enum class Status { Stored, Skipped };
+    Status status = Status::Stored;
+    QString path;
+    QByteArray sha256;
+};
+
+// The answer to a create: a new or found upload, or nothing to do (done before, or skipped).
+struct CreateOutcome {
+    enum class Kind { Created, Found, AlreadyDone, Skipped };
+    Kind kind = Kind::Created;
+    UploadState upload;
+    std::optional<ExistingFile> existing;
+    FinishedFile finished; // for AlreadyDone and Skipped
+};
+
+struct ChunkOutcome {
+    qint64 index = 0;
+    bool duplicate = false;
+};
+
+// Chunk i covers [i*chunkSize, min((i+1)*chunkSize, size)).
+qint64 chunkCountFor(qint64 size, qint64 chunkSize);
+qint64 chunkLength(qint64 size, qint64 chunkSize, qint64 index);
+
+} // namespace multilane
