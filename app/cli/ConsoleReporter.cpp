@@ -12,6 +12,7 @@ ConsoleReporter::ConsoleReporter(QFile &err, bool terminal, bool quiet, QObject 
     , m_err(err)
     , m_terminal(terminal)
     , m_quiet(quiet)
+    , m_lastDrawMs(terminal ? -1 : 0) // a log's first line after one interval, not a 0% line
 {
 }
 
@@ -90,9 +91,9 @@ void ConsoleReporter::printSummary(const TransferProgress &p)
     QString line = QStringLiteral("%1 of %2 files sent (%3) in %4 s, %5")
                        .arg(p.filesDone)
                        .arg(p.filesTotal)
-                       .arg(ByteSize::format(p.bytesTotal))
+                       .arg(ByteSize::format(p.bytesSent))
                        .arg(seconds, 0, 'f', 1)
-                       .arg(ByteSize::formatRate(double(p.bytesTotal) / seconds));
+                       .arg(ByteSize::formatRate(double(p.bytesSent) / seconds));
     if (p.filesSkipped > 0)
         line += QStringLiteral(", %1 skipped (already there)").arg(p.filesSkipped);
     if (p.filesFailed > 0)

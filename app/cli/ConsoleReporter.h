@@ -30,7 +30,7 @@ private:
     bool m_terminal;
     bool m_quiet;
     bool m_barShown = false;
-    qint64 m_lastDrawMs = -1;
+    qint64 m_lastDrawMs;
 };
 
 } // namespace multilane

@@ -66,9 +66,10 @@ void JsonEventWriter::writeSummary(const TransferProgress &p, const QJsonArray &
            {QStringLiteral("filesSkipped"), p.filesSkipped},
            {QStringLiteral("filesFailed"), p.filesFailed},
            {QStringLiteral("bytesTotal"), p.bytesTotal},
+           {QStringLiteral("bytesSent"), p.bytesSent},
            {QStringLiteral("seconds"), seconds},
            {QStringLiteral("endpoints"), endpoints},
-           {QStringLiteral("bytesPerSecond"), seconds > 0 ? qint64(double(p.bytesTotal) / seconds) : 0}});
+           {QStringLiteral("bytesPerSecond"), seconds > 0 ? qint64(double(p.bytesSent) / seconds) : 0}});
 }
 
 void JsonEventWriter::write(const QJsonObject &event)

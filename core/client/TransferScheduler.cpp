@@ -72,6 +72,7 @@ TransferProgress TransferScheduler::progress() const
             ++progress.filesFailed;
     }
     progress.bytesDone = m_bytesAcknowledged + m_bytesInFlight;
+    progress.bytesSent = m_bytesSent;
     progress.elapsedMs = m_clock.isValid() ? m_clock.elapsed() : 0;
     progress.bytesPerSecond = m_rate.bytesPerSecond(progress.elapsedMs);
     return progress;
@@ -375,7 +376,9 @@ void TransferScheduler::onCreateReply(TransferJob &job, const ApiReply &reply)
     const QString status = reply.body.value(QLatin1String("status")).toString();
     job.setRemotePath(reply.body.value(QLatin1String("path")).toString());
     if (status == QLatin1String("done") || status == QLatin1String("skipped")) {
-        finishJob(job, status == QLatin1String("done") ? TransferState::Done : TransferState::Skipped);
+        // "done": an earlier run already finished this very file (same path, size and mtime).
+        job.setSha256(reply.body.value(QLatin1String("sha256")).toString().toLatin1());
+        finishJob(job, TransferState::Skipped);
         return;
     }
     const QString id = reply.body.value(QLatin1String("id")).toString();

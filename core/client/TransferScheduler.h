@@ -30,6 +30,7 @@ struct TransferOptions {
 struct TransferProgress {
     qint64 bytesTotal = 0;
     qint64 bytesDone = 0; // acknowledged plus what in-flight requests have sent
+    qint64 bytesSent = 0; // bytes put on the wire, resends included (0 when all was already there)
     int filesTotal = 0;
     int filesDone = 0;
     int filesSkipped = 0;

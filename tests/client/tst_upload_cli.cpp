@@ -3,6 +3,7 @@
 #include "TestFiles.h"
 
 #include <QDir>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -131,8 +132,14 @@ private Q_SLOTS:
         QCOMPARE(done.value(QLatin1String("destination")).toString(), QStringLiteral("again/report (1).pdf"));
         QVERIFY(TestFiles::sameContents(file, m_storage.filePath(QStringLiteral("again/report (1).pdf"))));
 
+        // Sending that same version again finds the finished upload: nothing is sent twice.
+        const Run repeat = runClient(base + QStringList{file});
+        QCOMPARE(repeat.count(QStringLiteral("fileDone"), QStringLiteral("skipped")), 1);
+        QCOMPARE(repeat.event(QStringLiteral("summary")).value(QLatin1String("bytesSent")).toInteger(), 0);
+
+        // A third version with "fail": report.pdf is taken, so it is refused, and said so.
+        QVERIFY(TestFiles::write(file, 3 * 1024 * 1024 + 5, 9));
         const Run failing = runClient(base + QStringList{QStringLiteral("--on-conflict"), QStringLiteral("fail"), file});
-        // report.pdf holds the first version: with "fail" the new one is refused, and said so.
         QCOMPARE(failing.exitCode, 1);
         QCOMPARE(failing.count(QStringLiteral("error")), 1);
         QVERIFY(!QFileInfo::exists(m_storage.filePath(QStringLiteral("again/report (2).pdf"))));
