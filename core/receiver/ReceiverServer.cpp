@@ -80,6 +80,12 @@ std::optional<QString> ReceiverServer::start(const QList<ListenAddress> &address
         http.set_read_timeout(m_options.ioTimeoutSeconds);
         http.set_write_timeout(m_options.ioTimeoutSeconds);
         http.set_tcp_nodelay(true);
+        // httplib's default sets SO_REUSEPORT, which lets a second receiver silently share (and
+        // split) a port already in use. SO_REUSEADDR alone still allows a quick restart.
+        http.set_socket_options([](socket_t sock) {
+            const int yes = 1;
+            ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+        });
         const auto withBody = [&service](const httplib::Request &request, httplib::Response &response,
                                          const httplib::ContentReader &content) {
             HttpBridge::handleWithBody(service, request, response, content);
