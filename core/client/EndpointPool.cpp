@@ -21,6 +21,14 @@ int EndpointPool::totalCapacity() const
     return total;
 }
 
+int EndpointPool::upCount() const
+{
+    int count = 0;
+    for (const State &state : m_states)
+        count += state.up ? 1 : 0;
+    return count;
+}
+
 std::optional<EndpointLease> EndpointPool::acquire()
 {
     // Smooth weighted round-robin over the endpoints that still have room.
@@ -28,7 +36,7 @@ std::optional<EndpointLease> EndpointPool::acquire()
     int best = -1;
     for (int i = 0; i < m_states.size(); ++i) {
         State &state = m_states[i];
-        if (state.busy >= state.endpoint.maxConnections)
+        if (!state.up || state.busy >= state.endpoint.maxConnections)
             continue;
         state.currentWeight += state.endpoint.weight;
         totalWeight += state.endpoint.weight;

@@ -27,9 +27,13 @@ public:
     const Endpoint &endpoint(int index) const { return m_states.at(index).endpoint; }
     int laneCount(int endpoint) const { return int(m_states.at(endpoint).laneBusy.size()); }
     int busy(int endpoint) const { return m_states.at(endpoint).busy; }
+    // A down endpoint gets no new requests until it is marked up again (circuit breaker).
+    void setUp(int endpoint, bool up) { m_states[endpoint].up = up; }
+    bool isUp(int endpoint) const { return m_states.at(endpoint).up; }
+    int upCount() const;
     int totalCapacity() const;
 
-    // nullopt when every endpoint is at its cap.
+    // nullopt when every endpoint that is up is at its cap.
     std::optional<EndpointLease> acquire();
     void release(const EndpointLease &lease);
 
@@ -38,6 +42,7 @@ private:
         Endpoint endpoint;
         int currentWeight = 0;
         int busy = 0;
+        bool up = true;
         QList<int> laneBusy;
     };
     QList<State> m_states;

@@ -76,6 +76,7 @@ public:
     int bumpAttempts() { return ++m_attempts; }
 
     // Flags the scheduler uses to pick the next request for this job.
+    bool paused = false;
     bool needsCreate = false;
     bool requestInFlight = false; // create / complete / single PUT / abort
     bool waitingForHashToCompare = false;

@@ -8,6 +8,8 @@
 #include <QJsonDocument>
 #include <QNetworkAccessManager>
 #include <QRandomGenerator>
+#include <climits>
+#include <ranges>
 
 namespace multilane {
 
@@ -15,6 +17,7 @@ TransferScheduler::TransferScheduler(EndpointPool &pool, const TransferOptions &
     : QObject(parent)
     , m_pool(pool)
     , m_options(options)
+    , m_monitor(pool, m_probeManager, options.monitor)
 {
     for (int endpoint = 0; endpoint < m_pool.endpointCount(); ++endpoint) {
         QList<QNetworkAccessManager *> lanes;
@@ -30,6 +33,18 @@ TransferScheduler::TransferScheduler(EndpointPool &pool, const TransferOptions &
     connect(&m_hasher, &HashWorker::fileHashed, this, &TransferScheduler::onFileHashed);
     m_progressTimer.setInterval(m_options.progressIntervalMs);
     connect(&m_progressTimer, &QTimer::timeout, this, &TransferScheduler::emitProgress);
+    connect(&m_monitor, &EndpointMonitor::onlineChanged, this, &TransferScheduler::onOnlineChanged);
+    connect(&m_monitor, &EndpointMonitor::endpointDown, this, &TransferScheduler::endpointDown);
+    connect(&m_monitor, &EndpointMonitor::endpointUp, this, [this](int endpoint) {
+        Q_EMIT endpointUp(endpoint);
+        pump();
+    });
+    m_offlineTimer.setSingleShot(true);
+    connect(&m_offlineTimer, &QTimer::timeout, this, [this] {
+        failEverything(QStringLiteral("no endpoint answered for %1 s (--max-offline); run the upload again "
+                                      "when the network is back, it resumes where it stopped")
+                           .arg(m_options.maxOfflineMs / 1000));
+    });
 }
 
 TransferScheduler::~TransferScheduler()
@@ -75,6 +90,8 @@ TransferProgress TransferScheduler::progress() const
     progress.bytesSent = m_bytesSent;
     progress.elapsedMs = m_clock.isValid() ? m_clock.elapsed() : 0;
     progress.bytesPerSecond = m_rate.bytesPerSecond(progress.elapsedMs);
+    progress.online = m_monitor.isOnline();
+    progress.paused = m_paused;
     return progress;
 }
 
@@ -89,7 +106,7 @@ void TransferScheduler::emitProgress()
 
 void TransferScheduler::pump()
 {
-    if (m_pumping || !m_started)
+    if (m_pumping || !m_started || m_paused)
         return;
     m_pumping = true;
     activateQueuedJobs();
@@ -136,7 +153,7 @@ TransferJob *TransferScheduler::nextJobWith(bool (*wants)(const TransferJob &))
     for (int step = 0; step < count; ++step) {
         const int position = (m_roundRobin + step) % count;
         TransferJob &job = m_jobs[std::size_t(m_active.at(position))];
-        if (wants(job)) {
+        if (!job.paused && wants(job)) {
             m_roundRobin = (position + 1) % count;
             return &job;
         }
@@ -326,14 +343,25 @@ void TransferScheduler::onReplyFinished(QNetworkReply *reply)
     const InFlight request = m_inFlight.take(reply);
     m_pool.release(request.lease);
     m_bytesInFlight -= request.sent;
-    const ApiReply answer = ReceiverApi::read(reply);
     TransferJob &job = m_jobs[std::size_t(request.job)];
+    if (request.cancelled) {
+        reply->deleteLater();
+        onCancelled(job, request);
+        pump();
+        return;
+    }
+    const ApiReply answer = ReceiverApi::read(reply);
     EndpointStats &stats = m_endpointStats[request.lease.endpoint];
     if (answer.error) {
         ++stats.failures;
-    } else if (request.kind == RequestKind::Chunk || request.kind == RequestKind::Single) {
-        ++stats.chunks;
-        stats.bytes += request.sent;
+        if (answer.error->httpStatus == 0)
+            m_monitor.recordNetworkFailure(request.lease.endpoint);
+    } else {
+        m_monitor.recordSuccess(request.lease.endpoint);
+        if (request.kind == RequestKind::Chunk || request.kind == RequestKind::Single) {
+            ++stats.chunks;
+            stats.bytes += request.sent;
+        }
     }
 
     if (request.kind == RequestKind::Chunk) {
@@ -345,7 +373,7 @@ void TransferScheduler::onReplyFinished(QNetworkReply *reply)
                 job.setState(TransferState::Uploading);
             if (request.kind == RequestKind::Single)
                 job.setState(TransferState::Preparing);
-            retryJobLater(job, *answer.error, describe(*answer.error, request.lease));
+            retryJobLater(job, describe(*answer.error, request.lease));
         } else if (request.kind == RequestKind::Create) {
             onCreateReply(job, answer);
         } else if (request.kind == RequestKind::Complete) {
@@ -391,6 +419,7 @@ void TransferScheduler::onCreateReply(TransferJob &job, const ApiReply &reply)
     job.attachUpload(id, chunkSize, intList(reply.body.value(QLatin1String("received"))));
     m_bytesAcknowledged += job.acknowledgedBytes();
     job.needsCreate = false;
+    Q_EMIT uploadAttached(job.id());
     const QJsonObject existing = reply.body.value(QLatin1String("existing")).toObject();
     job.existingSha256 = existing.value(QLatin1String("sha256")).toString().toLatin1();
     // Same size as a file already there: hold the chunks until our hash says whether it is ours.
@@ -407,6 +436,7 @@ void TransferScheduler::onChunkReply(TransferJob &job, const InFlight &request, 
         const qint64 before = job.acknowledgedBytes();
         job.acknowledge(request.chunk);
         m_bytesAcknowledged += job.acknowledgedBytes() - before;
+        Q_EMIT chunkAcknowledged(job.id(), request.chunk);
         return;
     }
     const ApiError &error = *reply.error;
@@ -417,7 +447,9 @@ void TransferScheduler::onChunkReply(TransferJob &job, const InFlight &request, 
         job.setState(TransferState::Preparing);
         return;
     }
-    const int attempts = job.bumpChunkAttempts(request.chunk);
+    // No answer at all is the endpoint's fault, not the chunk's: it does not use up the chunk's
+    // attempts (the circuit breaker and --max-offline bound that wait instead).
+    const int attempts = error.httpStatus == 0 ? 1 : job.bumpChunkAttempts(request.chunk);
     if (!error.isRetriable() || attempts >= m_options.maxAttempts) {
         job.returnToPending(request.chunk);
         finishJob(job, TransferState::Failed,
@@ -517,14 +549,13 @@ void TransferScheduler::onFileHashed(int jobId, std::optional<QByteArray> sha256
 
 // ---- bookkeeping -----------------------------------------------------------------------------
 
-void TransferScheduler::retryJobLater(TransferJob &job, const ApiError &error, const QString &what)
+void TransferScheduler::retryJobLater(TransferJob &job, const QString &what)
 {
     const int attempts = job.bumpAttempts();
-    if (attempts >= m_options.maxAttempts) {
+    if (attempts >= m_options.maxAttempts && m_monitor.isOnline()) {
         finishJob(job, TransferState::Failed, QStringLiteral("gave up after %1 attempts: %2").arg(attempts).arg(what));
         return;
     }
-    Q_UNUSED(error);
     job.requestInFlight = true; // nothing else for this job until the delay is over
     const int jobId = job.id();
     QTimer::singleShot(retryDelayMs(attempts), this, [this, jobId] {
@@ -547,6 +578,91 @@ void TransferScheduler::finishJob(TransferJob &job, TransferState state, const Q
     if (m_roundRobin >= m_active.size())
         m_roundRobin = 0;
     Q_EMIT fileFinished(job.id());
+}
+
+// ---- pause, offline ----------------------------------------------------------------------------
+
+void TransferScheduler::pause()
+{
+    if (m_paused)
+        return;
+    m_paused = true;
+    cancelRequests(-1);
+    for (QNetworkAccessManager *manager : std::as_const(m_managers) | std::views::join)
+        manager->clearConnectionCache();
+    emitProgress();
+}
+
+void TransferScheduler::resume()
+{
+    if (!m_paused)
+        return;
+    m_paused = false;
+    emitProgress();
+    pump();
+}
+
+void TransferScheduler::setJobPaused(int id, bool paused)
+{
+    TransferJob &job = m_jobs[std::size_t(id)];
+    if (job.paused == paused || isTerminal(job.state()))
+        return;
+    job.paused = paused;
+    if (paused)
+        cancelRequests(id);
+    pump();
+}
+
+void TransferScheduler::cancelRequests(int jobId)
+{
+    QList<QNetworkReply *> replies;
+    for (auto it = m_inFlight.begin(); it != m_inFlight.end(); ++it) {
+        if (jobId < 0 || it->job == jobId) {
+            it->cancelled = true;
+            replies.append(it.key());
+        }
+    }
+    for (QNetworkReply *reply : std::as_const(replies))
+        reply->abort(); // finished() arrives, synchronously, and onCancelled puts the work back
+}
+
+void TransferScheduler::onCancelled(TransferJob &job, const InFlight &request)
+{
+    if (isTerminal(job.state()))
+        return;
+    if (request.kind == RequestKind::Chunk) {
+        if (request.uploadId == job.uploadId())
+            job.addReady({request.chunk, request.chunkHash});
+        return;
+    }
+    job.requestInFlight = false;
+    if (request.kind == RequestKind::Complete)
+        job.setState(TransferState::Uploading);
+    else if (request.kind == RequestKind::Single)
+        job.setState(TransferState::Preparing);
+}
+
+void TransferScheduler::onOnlineChanged(bool online)
+{
+    if (online) {
+        m_offlineTimer.stop();
+    } else if (m_options.maxOfflineMs > 0) {
+        m_offlineTimer.start(int(std::min<qint64>(m_options.maxOfflineMs, INT_MAX)));
+    }
+    emitProgress();
+    Q_EMIT onlineChanged(online);
+    pump();
+}
+
+void TransferScheduler::failEverything(const QString &why)
+{
+    cancelRequests(-1);
+    while (m_nextQueued < int(m_jobs.size()))
+        m_active.append(m_nextQueued++);
+    const QList<int> active = m_active;
+    for (int id : active)
+        finishJob(m_jobs[std::size_t(id)], TransferState::Failed, why);
+    pump();
 }
 
 bool TransferScheduler::sourceChanged(const TransferJob &job) const

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "EndpointMonitor.h"
 #include "EndpointPool.h"
 #include "HashWorker.h"
 #include "RateMeter.h"
@@ -8,6 +9,7 @@
 
 #include <QElapsedTimer>
 #include <QHash>
+#include <QNetworkAccessManager>
 #include <QObject>
 #include <QTimer>
 #include <vector>
@@ -24,6 +26,8 @@ struct TransferOptions {
     int retryBaseDelayMs = 500;   // doubled each attempt, with jitter
     int transferTimeoutMs = 60000;
     int progressIntervalMs = 100; // at most this often; the final update always goes out
+    qint64 maxOfflineMs = 0;      // give up after this long with no endpoint answering; 0: wait
+    EndpointMonitor::Options monitor;
 };
 
 // Totals for front ends, sent at most every progressIntervalMs.
@@ -37,6 +41,8 @@ struct TransferProgress {
     int filesFailed = 0;
     double bytesPerSecond = 0;
     qint64 elapsedMs = 0;
+    bool online = true; // false: every endpoint is down, waiting for the network
+    bool paused = false;
 };
 
 // What went to one endpoint, for the summary and the status bar.
@@ -59,6 +65,14 @@ public:
     void start();
     bool isFinished() const { return m_finished; }
 
+    // Pausing cancels the requests in flight (their chunks are sent again on resume, nothing is
+    // counted twice) and closes idle connections: a paused transfer holds no connection.
+    void pause();
+    void resume();
+    bool isPaused() const { return m_paused; }
+    void setJobPaused(int id, bool paused);
+    bool isOnline() const { return m_monitor.isOnline(); }
+
     int jobCount() const { return int(m_jobs.size()); }
     const TransferJob &job(int id) const { return m_jobs.at(std::size_t(id)); }
     TransferProgress progress() const;
@@ -68,6 +82,12 @@ Q_SIGNALS:
     void fileStarted(int job);
     void fileFinished(int job); // Done, Skipped or Failed: see job(id).state()
     void progressChanged(const multilane::TransferProgress &progress);
+    void onlineChanged(bool online);
+    void endpointDown(int endpoint, const QString &why);
+    void endpointUp(int endpoint);
+    // For the resume journal: the receiver accepted a create / acknowledged a chunk.
+    void uploadAttached(int job);
+    void chunkAcknowledged(int job, int chunk);
     void finished();
 
 private:
@@ -80,6 +100,7 @@ private:
         QString uploadId; // the upload this request belonged to, to ignore answers from a replaced one
         EndpointLease lease;
         qint64 sent = 0;
+        bool cancelled = false; // aborted by pause: not a failure
     };
 
     void pump();
@@ -103,7 +124,11 @@ private:
     void onChunkHashed(int jobId, int chunk, std::optional<std::uint64_t> hash);
     void onFileHashed(int jobId, std::optional<QByteArray> sha256);
 
-    void retryJobLater(TransferJob &job, const ApiError &error, const QString &what);
+    void retryJobLater(TransferJob &job, const QString &what);
+    void onCancelled(TransferJob &job, const InFlight &request);
+    void cancelRequests(int jobId); // -1: every job
+    void onOnlineChanged(bool online);
+    void failEverything(const QString &why);
     void finishJob(TransferJob &job, TransferState state, const QString &error = {});
     bool sourceChanged(const TransferJob &job) const;
     int retryDelayMs(int attempt) const;
@@ -112,6 +137,8 @@ private:
 
     EndpointPool &m_pool;
     TransferOptions m_options;
+    QNetworkAccessManager m_probeManager;
+    EndpointMonitor m_monitor;
     HashWorker m_hasher;
     QList<QList<QNetworkAccessManager *>> m_managers; // [endpoint][lane]
     std::vector<TransferJob> m_jobs;
@@ -127,6 +154,8 @@ private:
     RateMeter m_rate;
     QElapsedTimer m_clock;
     QTimer m_progressTimer;
+    QTimer m_offlineTimer;
+    bool m_paused = false;
     bool m_started = false;
     bool m_finished = false;
     bool m_pumping = false;

@@ -1,5 +1,5 @@
 // The transfer engine against a real receiver process on three loopback ports.
-#include "CorruptingProxy.h"
+#include "TcpProxy.h"
 #include "EndpointPool.h"
 #include "ReceiverProcess.h"
 #include "SourceScanner.h"
@@ -75,7 +75,7 @@ private Q_SLOTS:
         const QString file = m_source.filePath(QStringLiteral("corrupt-me.bin"));
         QVERIFY(TestFiles::write(file, 4 * 1024 * 1024, 99));
         // One connection through a proxy that flips a byte well inside the first chunk's body.
-        CorruptingProxy proxy(m_receiver->urls().first(), 200 * 1024);
+        TcpProxy proxy(m_receiver->urls().first(), 200 * 1024);
         EndpointPool pool({*EndpointParser::fromUrl(proxy.url().toString()).value});
         TransferOptions options;
         options.connections = 1;

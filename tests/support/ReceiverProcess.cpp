@@ -18,9 +18,22 @@ bool ReceiverProcess::start(int ports, const QStringList &extraArguments)
     QStringList listen;
     for (int i = 0; i < ports; ++i)
         listen.append(i == 0 ? QStringLiteral("127.0.0.1:0") : QStringLiteral("0"));
-    QStringList arguments{QStringLiteral("--storage"), m_storageDir, QStringLiteral("--listen"),
-                          listen.join(QLatin1Char(','))};
-    arguments += extraArguments;
+    m_extraArguments = extraArguments;
+    return launch(listen.join(QLatin1Char(',')), ports);
+}
+
+bool ReceiverProcess::restart()
+{
+    QStringList listen;
+    for (const QUrl &url : std::as_const(m_urls))
+        listen.append(QStringLiteral("127.0.0.1:%1").arg(url.port()));
+    return launch(listen.join(QLatin1Char(',')), int(listen.size()));
+}
+
+bool ReceiverProcess::launch(const QString &listen, int ports)
+{
+    QStringList arguments{QStringLiteral("--storage"), m_storageDir, QStringLiteral("--listen"), listen};
+    arguments += m_extraArguments;
     m_process.setProcessChannelMode(QProcess::SeparateChannels);
     m_process.start(QStringLiteral(MULTILANE_RECEIVER_BIN), arguments);
     if (!m_process.waitForStarted(10000)) {

@@ -15,6 +15,8 @@ public:
     // Starts on `ports` free loopback ports and waits (on output, not a sleep) until every one
     // is listening. False, with the receiver's output in errorText(), if it did not come up.
     bool start(int ports = 3, const QStringList &extraArguments = {});
+    // Starts again on the ports it had (after kill()), e.g. to test a receiver that comes back.
+    bool restart();
     void kill();
 
     const QList<QUrl> &urls() const { return m_urls; }
@@ -23,7 +25,10 @@ public:
     QProcess &process() { return m_process; }
 
 private:
+    bool launch(const QString &listen, int ports);
+
     QString m_storageDir;
+    QStringList m_extraArguments;
     QProcess m_process;
     QList<QUrl> m_urls;
     QString m_errorText;

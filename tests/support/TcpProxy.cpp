@@ -1,34 +1,39 @@
-#include "CorruptingProxy.h"
+#include "TcpProxy.h"
 
 #include <QTcpSocket>
 
-CorruptingProxy::CorruptingProxy(const QUrl &target, qint64 corruptAtOffset, QObject *parent)
+TcpProxy::TcpProxy(const QUrl &target, qint64 corruptAtOffset, QObject *parent)
     : QObject(parent)
     , m_target(target)
     , m_corruptAt(corruptAtOffset)
 {
-    connect(&m_server, &QTcpServer::newConnection, this, &CorruptingProxy::onNewConnection);
+    connect(&m_server, &QTcpServer::newConnection, this, &TcpProxy::onNewConnection);
     m_server.listen(QHostAddress::LocalHost, 0);
 }
 
-QUrl CorruptingProxy::url() const
+QUrl TcpProxy::url() const
 {
     QUrl url(QStringLiteral("http://127.0.0.1"));
     url.setPort(m_server.serverPort());
     return url;
 }
 
-void CorruptingProxy::onNewConnection()
+void TcpProxy::onNewConnection()
 {
     while (QTcpSocket *client = m_server.nextPendingConnection()) {
         auto *upstream = new QTcpSocket(client);
         const bool corruptThis = m_firstConnection;
         m_firstConnection = false;
         auto *forwarded = new qint64(0);
-        connect(client, &QObject::destroyed, upstream, [forwarded] { delete forwarded; });
+        ++m_openConnections;
+        connect(client, &QObject::destroyed, this, [this, forwarded] {
+            delete forwarded;
+            --m_openConnections;
+        });
         connect(client, &QTcpSocket::readyRead, upstream, [this, client, upstream, corruptThis, forwarded] {
             QByteArray data = client->readAll();
-            if (corruptThis && !m_corrupted && *forwarded + data.size() > m_corruptAt) {
+            m_bytesUpstream += data.size();
+            if (corruptThis && m_corruptAt >= 0 && !m_corrupted && *forwarded + data.size() > m_corruptAt) {
                 data[m_corruptAt - *forwarded] = char(data.at(m_corruptAt - *forwarded) ^ 0xff);
                 m_corrupted = true;
             }

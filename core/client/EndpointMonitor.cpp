@@ -1,0 +1,69 @@
+#include "EndpointMonitor.h"
+
+#include "ReceiverApi.h"
+
+#include <QNetworkAccessManager>
+
+namespace multilane {
+
+EndpointMonitor::EndpointMonitor(EndpointPool &pool, QNetworkAccessManager &manager, const Options &options,
+                                 QObject *parent)
+    : QObject(parent)
+    , m_pool(pool)
+    , m_manager(manager)
+    , m_options(options)
+    , m_states(pool.endpointCount())
+{
+}
+
+void EndpointMonitor::recordSuccess(int endpoint)
+{
+    m_states[endpoint].consecutiveFailures = 0;
+}
+
+void EndpointMonitor::recordNetworkFailure(int endpoint)
+{
+    State &state = m_states[endpoint];
+    if (!m_pool.isUp(endpoint) || ++state.consecutiveFailures < m_options.failuresToTrip)
+        return;
+    const bool wasOnline = isOnline();
+    m_pool.setUp(endpoint, false);
+    state.probeDelayMs = m_options.firstProbeDelayMs;
+    Q_EMIT endpointDown(endpoint, QStringLiteral("%1 stopped answering").arg(m_pool.endpoint(endpoint).displayName()));
+    if (wasOnline && !isOnline())
+        Q_EMIT onlineChanged(false);
+    scheduleProbe(endpoint);
+}
+
+void EndpointMonitor::scheduleProbe(int endpoint)
+{
+    State &state = m_states[endpoint];
+    if (state.probing)
+        return;
+    state.probing = true;
+    QTimer::singleShot(state.probeDelayMs, this, [this, endpoint] { probe(endpoint); });
+    state.probeDelayMs = std::min(state.probeDelayMs * 2, m_options.maxProbeDelayMs);
+}
+
+void EndpointMonitor::probe(int endpoint)
+{
+    QNetworkReply *reply = m_manager.get(
+        ReceiverApi::request(m_pool.endpoint(endpoint), ReceiverApi::healthRoute(), m_options.probeTimeoutMs));
+    connect(reply, &QNetworkReply::finished, this, [this, reply, endpoint] {
+        const ApiReply answer = ReceiverApi::read(reply);
+        State &state = m_states[endpoint];
+        state.probing = false;
+        if (answer.error) {
+            scheduleProbe(endpoint);
+            return;
+        }
+        const bool wasOnline = isOnline();
+        state.consecutiveFailures = 0;
+        m_pool.setUp(endpoint, true);
+        Q_EMIT endpointUp(endpoint);
+        if (!wasOnline)
+            Q_EMIT onlineChanged(true);
+    });
+}
+
+} // namespace multilane

@@ -1,0 +1,55 @@
+#pragma once
+
+#include "EndpointPool.h"
+
+#include <QList>
+#include <QObject>
+#include <QTimer>
+
+class QNetworkAccessManager;
+
+namespace multilane {
+
+// The circuit breaker: an endpoint whose requests fail on the network several times in a row is
+// taken out of the pool, re-checked in the background with capped exponential backoff, and put
+// back the moment its health check answers. When every endpoint is out, the transfer is
+// offline ("waiting for network") until one comes back.
+class EndpointMonitor : public QObject {
+    Q_OBJECT
+public:
+    struct Options {
+        int failuresToTrip = 3;
+        int firstProbeDelayMs = 250;
+        int maxProbeDelayMs = 30000;
+        int probeTimeoutMs = 5000;
+    };
+
+    EndpointMonitor(EndpointPool &pool, QNetworkAccessManager &manager, const Options &options,
+                    QObject *parent = nullptr);
+
+    // A request to this endpoint got an answer / got none (refused, reset, timed out).
+    void recordSuccess(int endpoint);
+    void recordNetworkFailure(int endpoint);
+    bool isOnline() const { return m_pool.upCount() > 0; }
+
+Q_SIGNALS:
+    void endpointDown(int endpoint, const QString &why);
+    void endpointUp(int endpoint);
+    void onlineChanged(bool online);
+
+private:
+    struct State {
+        int consecutiveFailures = 0;
+        int probeDelayMs = 0;
+        bool probing = false;
+    };
+    void scheduleProbe(int endpoint);
+    void probe(int endpoint);
+
+    EndpointPool &m_pool;
+    QNetworkAccessManager &m_manager;
+    Options m_options;
+    QList<State> m_states;
+};
+
+} // namespace multilane
