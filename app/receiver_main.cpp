@@ -18,12 +18,14 @@ namespace {
 
 constexpr int ExitBadInput = 2;
 
-int refuse(const QString &message) {
+int refuse(const QString &message)
+{
     std::fprintf(stderr, "multilane-receiver: %s\n", qPrintable(message));
     return ExitBadInput;
 }
 
-void logLine(const QString &line) {
+void logLine(const QString &line)
+{
     static QMutex mutex; // server threads log concurrently
     const QMutexLocker locker(&mutex);
     const QString stamp = QDateTime::currentDateTime().toString(Qt::ISODateWithMs);
@@ -32,7 +34,8 @@ void logLine(const QString &line) {
 
 } // namespace
 
-int main(int argc, char *argv[]) {
+int main(int argc, char *argv[])
+{
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("multilane-receiver"));
     QCoreApplication::setApplicationVersion(ReceiverService::version());

@@ -9,7 +9,8 @@
 
 namespace multilane {
 
-int ChunkRecordFile::ensure(const QByteArray &path, qint64 chunkCount) {
+int ChunkRecordFile::ensure(const QByteArray &path, qint64 chunkCount)
+{
     UniqueFd fd(::open(path.constData(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
     if (!fd.isValid())
         return errno;
@@ -22,20 +23,24 @@ int ChunkRecordFile::ensure(const QByteArray &path, qint64 chunkCount) {
     return 0;
 }
 
-int ChunkRecordFile::open(const QByteArray &path) {
+int ChunkRecordFile::open(const QByteArray &path)
+{
     m_fd = UniqueFd(::open(path.constData(), O_RDWR | O_CLOEXEC));
     return m_fd.isValid() ? 0 : errno;
 }
 
-int ChunkRecordFile::lockRecord(qint64 index) {
+int ChunkRecordFile::lockRecord(qint64 index)
+{
     return lock(index * RecordSize, RecordSize);
 }
 
-int ChunkRecordFile::lockAll() {
+int ChunkRecordFile::lockAll()
+{
     return lock(0, 0); // length 0: to the end of the file, however long it grows
 }
 
-int ChunkRecordFile::lock(qint64 start, qint64 length) {
+int ChunkRecordFile::lock(qint64 start, qint64 length)
+{
     struct flock request {};
     request.l_type = F_WRLCK;
     request.l_whence = SEEK_SET;
@@ -49,19 +54,22 @@ int ChunkRecordFile::lock(qint64 start, qint64 length) {
     return 0;
 }
 
-bool ChunkRecordFile::isRemoved() const {
+bool ChunkRecordFile::isRemoved() const
+{
     struct stat info {};
     return ::fstat(m_fd.get(), &info) != 0 || info.st_nlink == 0;
 }
 
-std::optional<ChunkRecordFile::Record> ChunkRecordFile::read(qint64 index) const {
+std::optional<ChunkRecordFile::Record> ChunkRecordFile::read(qint64 index) const
+{
     unsigned char bytes[RecordSize] = {};
     if (::pread(m_fd.get(), bytes, RecordSize, index * RecordSize) != RecordSize)
         return std::nullopt;
     return Record{qFromLittleEndian<quint64>(bytes), bytes[8] != 0};
 }
 
-int ChunkRecordFile::write(qint64 index, const Record &record) {
+int ChunkRecordFile::write(qint64 index, const Record &record)
+{
     unsigned char bytes[RecordSize] = {};
     qToLittleEndian<quint64>(record.hash, bytes);
     bytes[8] = record.held ? 1 : 0;
@@ -71,7 +79,8 @@ int ChunkRecordFile::write(qint64 index, const Record &record) {
     return wrote < 0 ? errno : EIO;
 }
 
-std::optional<QList<qint64>> ChunkRecordFile::heldChunks(qint64 chunkCount) const {
+std::optional<QList<qint64>> ChunkRecordFile::heldChunks(qint64 chunkCount) const
+{
     // Read without a lock: held=1 is only written after the chunk's data, so whatever this sees
     // held really is; a chunk being written right now simply shows as not held.
     QByteArray all(chunkCount * RecordSize, Qt::Uninitialized);
@@ -92,7 +101,8 @@ std::optional<QList<qint64>> ChunkRecordFile::heldChunks(qint64 chunkCount) cons
     return held;
 }
 
-int ChunkRecordFile::clearAll(qint64 chunkCount) {
+int ChunkRecordFile::clearAll(qint64 chunkCount)
+{
     const QByteArray zeros(chunkCount * RecordSize, '\0');
     const ssize_t wrote = ::pwrite(m_fd.get(), zeros.constData(), std::size_t(zeros.size()), 0);
     if (wrote == zeros.size())

@@ -5,7 +5,8 @@
 
 namespace multilane::DoneRecord {
 
-QByteArray encode(const FinishedFile &file, qint64 size) {
+QByteArray encode(const FinishedFile &file, qint64 size)
+{
     const bool stored = file.status == FinishedFile::Status::Stored;
     const QJsonObject object{
         {QStringLiteral("version"), 1},
@@ -17,7 +18,8 @@ QByteArray encode(const FinishedFile &file, qint64 size) {
     return QJsonDocument(object).toJson(QJsonDocument::Compact) + '\n';
 }
 
-std::optional<Decoded> decode(const QByteArray &json) {
+std::optional<Decoded> decode(const QByteArray &json)
+{
     const QJsonObject object = QJsonDocument::fromJson(json).object();
     if (object.value(QStringLiteral("version")).toInt() != 1)
         return std::nullopt;

@@ -13,7 +13,8 @@ namespace multilane::FileOps {
 
 namespace {
 
-int writeAll(int fd, const QByteArray &content) {
+int writeAll(int fd, const QByteArray &content)
+{
     qsizetype done = 0;
     while (done < content.size()) {
         const ssize_t wrote = ::write(fd, content.constData() + done, std::size_t(content.size() - done));
@@ -28,7 +29,8 @@ int writeAll(int fd, const QByteArray &content) {
 }
 
 // Writes a durable temporary file and returns its name (empty on failure, error set).
-QByteArray writeTemporary(const QByteArray &path, const QByteArray &content, int &error) {
+QByteArray writeTemporary(const QByteArray &path, const QByteArray &content, int &error)
+{
     const QByteArray temporary = temporaryName(path);
     UniqueFd fd(::open(temporary.constData(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
     if (!fd.isValid()) {
@@ -47,7 +49,8 @@ QByteArray writeTemporary(const QByteArray &path, const QByteArray &content, int
 
 } // namespace
 
-QByteArray temporaryName(const QByteArray &prefix) {
+QByteArray temporaryName(const QByteArray &prefix)
+{
     QByteArray name = prefix;
     name += ".tmp-";
     name += QByteArray::number(::getpid());
@@ -56,7 +59,8 @@ QByteArray temporaryName(const QByteArray &prefix) {
     return name;
 }
 
-int replaceFile(const QByteArray &path, const QByteArray &content) {
+int replaceFile(const QByteArray &path, const QByteArray &content)
+{
     int error = 0;
     const QByteArray temporary = writeTemporary(path, content, error);
     if (temporary.isEmpty())
@@ -69,7 +73,8 @@ int replaceFile(const QByteArray &path, const QByteArray &content) {
     return 0;
 }
 
-int createFileOnce(const QByteArray &path, const QByteArray &content) {
+int createFileOnce(const QByteArray &path, const QByteArray &content)
+{
     int error = 0;
     const QByteArray temporary = writeTemporary(path, content, error);
     if (temporary.isEmpty())
@@ -80,7 +85,8 @@ int createFileOnce(const QByteArray &path, const QByteArray &content) {
     return error;
 }
 
-std::optional<QByteArray> readSmallFile(const QByteArray &path, qint64 maxBytes) {
+std::optional<QByteArray> readSmallFile(const QByteArray &path, qint64 maxBytes)
+{
     UniqueFd fd(::open(path.constData(), O_RDONLY | O_CLOEXEC));
     if (!fd.isValid())
         return std::nullopt;
@@ -102,14 +108,16 @@ std::optional<QByteArray> readSmallFile(const QByteArray &path, qint64 maxBytes)
     }
 }
 
-int syncDirectory(const QByteArray &directory) {
+int syncDirectory(const QByteArray &directory)
+{
     UniqueFd fd(::open(directory.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (!fd.isValid())
         return errno;
     return ::fsync(fd.get()) == 0 ? 0 : errno;
 }
 
-int makeDirectories(const QByteArray &root, const QByteArray &relativeDirs) {
+int makeDirectories(const QByteArray &root, const QByteArray &relativeDirs)
+{
     QByteArray path = root;
     for (const QByteArray &part : relativeDirs.split('/')) {
         if (part.isEmpty() || part == "." || part == "..")
@@ -127,14 +135,16 @@ int makeDirectories(const QByteArray &root, const QByteArray &relativeDirs) {
     return 0;
 }
 
-std::optional<qint64> regularFileSize(const QByteArray &path) {
+std::optional<qint64> regularFileSize(const QByteArray &path)
+{
     struct stat info {};
     if (::stat(path.constData(), &info) != 0 || !S_ISREG(info.st_mode))
         return std::nullopt;
     return qint64(info.st_size);
 }
 
-bool exists(const QByteArray &path) {
+bool exists(const QByteArray &path)
+{
     struct stat info {};
     return ::lstat(path.constData(), &info) == 0;
 }

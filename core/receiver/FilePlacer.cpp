@@ -15,7 +15,8 @@ namespace {
 
 constexpr int MaxRenameAttempts = 10000;
 
-QByteArray parentOf(const QByteArray &relative) {
+QByteArray parentOf(const QByteArray &relative)
+{
     const qsizetype slash = relative.lastIndexOf('/');
     return slash < 0 ? QByteArray() : relative.left(slash);
 }
@@ -23,13 +24,16 @@ QByteArray parentOf(const QByteArray &relative) {
 } // namespace
 
 FilePlacer::FilePlacer(const QByteArray &storageRoot)
-    : m_root(storageRoot) {}
+    : m_root(storageRoot)
+{}
 
-QByteArray FilePlacer::nativePath(const QString &path) const {
+QByteArray FilePlacer::nativePath(const QString &path) const
+{
     return m_root + '/' + path.toUtf8();
 }
 
-std::optional<ExistingFile> FilePlacer::existing(const QString &path, qint64 sizeForHash) const {
+std::optional<ExistingFile> FilePlacer::existing(const QString &path, qint64 sizeForHash) const
+{
     const QByteArray native = nativePath(path);
     const auto size = FileOps::regularFileSize(native);
     if (!size)
@@ -40,9 +44,9 @@ std::optional<ExistingFile> FilePlacer::existing(const QString &path, qint64 siz
     return file;
 }
 
-StoreResult<FilePlacer::Preflight> FilePlacer::preflight(const QString &path, qint64 size,
-                                                         ConflictPolicy policy,
-                                                         const QByteArray &sha256) const {
+StoreResult<FilePlacer::Preflight>
+FilePlacer::preflight(const QString &path, qint64 size, ConflictPolicy policy, const QByteArray &sha256) const
+{
     Preflight result;
     result.existing = existing(path, size);
     if (!result.existing)
@@ -55,7 +59,8 @@ StoreResult<FilePlacer::Preflight> FilePlacer::preflight(const QString &path, qi
     return result;
 }
 
-ReceiverError FilePlacer::conflict(const QString &path) {
+ReceiverError FilePlacer::conflict(const QString &path)
+{
     return ReceiverError::make(
         ErrorCode::Conflict,
         QStringLiteral("'%1' already exists on the receiver and onConflict is fail; choose "
@@ -63,7 +68,8 @@ ReceiverError FilePlacer::conflict(const QString &path) {
             .arg(path));
 }
 
-QString FilePlacer::numberedName(const QString &path, int number) {
+QString FilePlacer::numberedName(const QString &path, int number)
+{
     const qsizetype slash = path.lastIndexOf(QLatin1Char('/'));
     const qsizetype dot = path.lastIndexOf(QLatin1Char('.'));
     // A dot that starts the name (".bashrc") is not an extension.
@@ -73,7 +79,8 @@ QString FilePlacer::numberedName(const QString &path, int number) {
     return stem % QStringLiteral(" (") % QString::number(number) % QLatin1Char(')') % extension;
 }
 
-int FilePlacer::moveNoReplace(const QByteArray &source, const QByteArray &target) {
+int FilePlacer::moveNoReplace(const QByteArray &source, const QByteArray &target)
+{
     if (::renameat2(AT_FDCWD, source.constData(), AT_FDCWD, target.constData(), RENAME_NOREPLACE) == 0)
         return 0;
     if (errno != EINVAL && errno != ENOSYS)
@@ -86,7 +93,8 @@ int FilePlacer::moveNoReplace(const QByteArray &source, const QByteArray &target
 }
 
 StoreResult<FinishedFile> FilePlacer::place(const QByteArray &source, const QString &path,
-                                            ConflictPolicy policy, const QByteArray &sha256) const {
+                                            ConflictPolicy policy, const QByteArray &sha256) const
+{
     const QByteArray parent = parentOf(path.toUtf8());
     if (!parent.isEmpty()) {
         const int error = FileOps::makeDirectories(m_root, parent);

@@ -10,16 +10,19 @@ namespace {
 
 constexpr std::size_t StreamBufferSize = 64 * 1024;
 
-QByteArray bytes(const std::string &text) {
+QByteArray bytes(const std::string &text)
+{
     return QByteArray(text.data(), qsizetype(text.size()));
 }
 
-std::string stdString(const QByteArray &text) {
+std::string stdString(const QByteArray &text)
+{
     return std::string(text.constData(), std::size_t(text.size()));
 }
 
 // For log lines: a hostile path may hold control characters (a NUL would cut the line).
-QString printable(const std::string &text) {
+QString printable(const std::string &text)
+{
     QString shown = QString::fromUtf8(bytes(text).left(300));
     for (QChar &c : shown) {
         if (c.unicode() < 0x20 || c.unicode() == 0x7f)
@@ -28,7 +31,8 @@ QString printable(const std::string &text) {
     return shown;
 }
 
-bool announcesBody(const httplib::Request &request) {
+bool announcesBody(const httplib::Request &request)
+{
     const std::string length = request.get_header_value("Content-Length");
     return (!length.empty() && length != "0") || request.has_header("Transfer-Encoding");
 }
@@ -38,9 +42,11 @@ bool announcesBody(const httplib::Request &request) {
 class StreamedBody {
 public:
     explicit StreamedBody(const httplib::ContentReader &content)
-        : m_content(content) {}
+        : m_content(content)
+    {}
 
-    bool read(const BodySink &sink) {
+    bool read(const BodySink &sink)
+    {
         if (m_used)
             return false;
         m_used = true;
@@ -58,7 +64,8 @@ public:
     }
 
     // After the handler: drop what it did not read; true when the connection is still in step.
-    bool finish() {
+    bool finish()
+    {
         if (!m_used)
             read([](const char *, std::size_t) { return false; });
         return m_readToEnd;
@@ -72,7 +79,8 @@ private:
 
 } // namespace
 
-ServiceRequest toServiceRequest(const httplib::Request &request) {
+ServiceRequest toServiceRequest(const httplib::Request &request)
+{
     ServiceRequest converted;
     converted.method = bytes(request.method);
     converted.path = bytes(request.path);
@@ -83,7 +91,8 @@ ServiceRequest toServiceRequest(const httplib::Request &request) {
     return converted;
 }
 
-void toHttpResponse(const ServiceResponse &response, httplib::Response &out) {
+void toHttpResponse(const ServiceResponse &response, httplib::Response &out)
+{
     out.status = response.status;
     for (const auto &[name, value] : response.headers)
         out.set_header(stdString(name), stdString(value));
@@ -103,7 +112,8 @@ void toHttpResponse(const ServiceResponse &response, httplib::Response &out) {
 }
 
 void handleWithBody(ReceiverService &service, const httplib::Request &request, httplib::Response &response,
-                    const httplib::ContentReader &content) {
+                    const httplib::ContentReader &content)
+{
     ServiceRequest converted = toServiceRequest(request);
     StreamedBody body(content);
     const bool hasBody = announcesBody(request);
@@ -114,13 +124,14 @@ void handleWithBody(ReceiverService &service, const httplib::Request &request, h
         response.set_header("Connection", "close"); // unread body bytes are still on the wire
 }
 
-void handleWithoutBody(ReceiverService &service, const httplib::Request &request,
-                       httplib::Response &response) {
+void handleWithoutBody(ReceiverService &service, const httplib::Request &request, httplib::Response &response)
+{
     toHttpResponse(service.handle(toServiceRequest(request)), response);
 }
 
 int answerExpectContinue(const ReceiverService &service, const httplib::Request &request,
-                         httplib::Response &response) {
+                         httplib::Response &response)
+{
     const auto refusal = service.precheck(toServiceRequest(request));
     if (!refusal)
         return 100;
@@ -129,7 +140,8 @@ int answerExpectContinue(const ReceiverService &service, const httplib::Request 
     return refusal->status;
 }
 
-void fillLibraryError(const httplib::Request &request, httplib::Response &response) {
+void fillLibraryError(const httplib::Request &request, httplib::Response &response)
+{
     if (!response.body.empty())
         return; // already ours
     ErrorCode code = ErrorCode::BadRequest;
@@ -148,14 +160,16 @@ void fillLibraryError(const httplib::Request &request, httplib::Response &respon
     response.status = status;
 }
 
-void fillException(httplib::Response &response) {
+void fillException(httplib::Response &response)
+{
     toHttpResponse(ServiceResponse::error(ReceiverError::make(
                        ErrorCode::StorageError,
                        QStringLiteral("the receiver failed on this request (out of memory?); try again"))),
                    response);
 }
 
-std::optional<QString> logLine(const httplib::Request &request, const httplib::Response &response) {
+std::optional<QString> logLine(const httplib::Request &request, const httplib::Response &response)
+{
     const bool failed = response.status >= 400;
     const bool finished = request.path.starts_with("/v1/files/") || request.path.ends_with("/complete");
     if (!failed && !finished)

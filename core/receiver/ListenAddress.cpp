@@ -4,7 +4,8 @@ namespace multilane {
 
 namespace {
 
-bool parsePort(const QString &text, quint16 &port) {
+bool parsePort(const QString &text, quint16 &port)
+{
     if (text.isEmpty() || text.size() > 5)
         return false;
     for (const QChar c : text) {
@@ -20,13 +21,15 @@ bool parsePort(const QString &text, quint16 &port) {
 
 } // namespace
 
-QString ListenAddress::toString() const {
+QString ListenAddress::toString() const
+{
     const bool ipv6 = host.contains(QLatin1Char(':'));
     const QString shownHost = ipv6 ? QLatin1Char('[') + host + QLatin1Char(']') : host;
     return shownHost + QLatin1Char(':') + QString::number(port);
 }
 
-ListenAddress::ParsedList ListenAddress::parseList(const QString &spec, const QString &defaultHost) {
+ListenAddress::ParsedList ListenAddress::parseList(const QString &spec, const QString &defaultHost)
+{
     ParsedList result;
     QString host = defaultHost;
     const auto fail = [&result, &spec](const QString &why) {

@@ -21,14 +21,8 @@ namespace multilane {
 
 namespace {
 
-ReceiverError noSuchUpload(const QByteArray &id) {
-    return ReceiverError::make(ErrorCode::NoSuchUpload,
-                               QStringLiteral("upload %1 does not exist (never created, aborted or expired); "
-                                              "create it again with POST /v1/uploads")
-                                   .arg(QString::fromLatin1(id)));
-}
-
-QString listForMessage(const QList<qint64> &indexes) {
+QString listForMessage(const QList<qint64> &indexes)
+{
     QStringList shown;
     for (qsizetype i = 0; i < indexes.size() && i < 10; ++i)
         shown.append(QString::number(indexes.at(i)));
@@ -43,9 +37,11 @@ LocalFolderStore::LocalFolderStore(const QString &storageFolder)
     : m_storageFolder(QDir(storageFolder).absolutePath())
     , m_root(QFile::encodeName(m_storageFolder))
     , m_uploads(m_root + '/' + UploadPath::PrivateFolder + "/uploads")
-    , m_placer(m_root) {}
+    , m_placer(m_root)
+{}
 
-std::optional<ReceiverError> LocalFolderStore::prepare() {
+std::optional<ReceiverError> LocalFolderStore::prepare()
+{
     if (!QDir().mkpath(m_storageFolder) || !QDir().mkpath(QFile::decodeName(m_uploads)))
         return ReceiverError::make(
             ErrorCode::StorageError,
@@ -58,67 +54,16 @@ std::optional<ReceiverError> LocalFolderStore::prepare() {
     return std::nullopt;
 }
 
-QByteArray LocalFolderStore::uploadFile(const QByteArray &id, const char *suffix) const {
-    return m_uploads + '/' + id + suffix;
+UploadFiles LocalFolderStore::filesOf(const QByteArray &id) const
+{
+    return UploadFiles(m_root, m_uploads, id);
 }
 
-StoreResult<UploadSpec> LocalFolderStore::readRecord(const QByteArray &id) const {
-    if (!UploadId::isValid(id))
-        return noSuchUpload(id);
-    const auto content = FileOps::readSmallFile(uploadFile(id, ".json"));
-    if (!content)
-        return noSuchUpload(id);
-    const auto spec = UploadRecord::decode(*content);
-    if (!spec)
-        return ReceiverError::make(ErrorCode::StorageError,
-                                   QStringLiteral("the record of upload %1 is damaged; abort the upload and "
-                                                  "send the file again")
-                                       .arg(QString::fromLatin1(id)));
-    return *spec;
-}
-
-std::optional<FinishedFile> LocalFolderStore::readDone(const QByteArray &id) const {
-    const auto content = FileOps::readSmallFile(uploadFile(id, ".done"));
-    const auto done = content ? DoneRecord::decode(*content) : std::nullopt;
-    if (!done)
-        return std::nullopt;
-    // Once the user removed or replaced the file, the old result no longer answers for it.
-    if (FileOps::regularFileSize(m_root + '/' + done->file.path.toUtf8()) != done->size)
-        return std::nullopt;
-    return done->file;
-}
-
-int LocalFolderStore::ensureDataFiles(const QByteArray &id, const UploadSpec &spec) const {
-    const UniqueFd part(::open(uploadFile(id, ".part").constData(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
-    if (!part.isValid())
-        return errno;
-    struct stat info {};
-    if (::fstat(part.get(), &info) != 0)
-        return errno;
-    if (info.st_size != spec.size) {
-        if (const int error = PartWriter::presize(part.get(), spec.size); error != 0)
-            return error;
-    }
-    return ChunkRecordFile::ensure(uploadFile(id, ".chunks"), chunkCountFor(spec.size, spec.chunkSize));
-}
-
-StoreResult<UploadState> LocalFolderStore::stateOf(const QByteArray &id, const UploadSpec &spec,
-                                                   ChunkRecordFile &records) const {
-    UploadState state{
-        id, spec.path, spec.size, spec.chunkSize, chunkCountFor(spec.size, spec.chunkSize), spec.onConflict,
-        {}};
-    const auto held = records.heldChunks(state.chunkCount);
-    if (!held)
-        return ReceiverError::fromErrno(
-            errno, QStringLiteral("cannot read the chunk records of upload %1").arg(QString::fromLatin1(id)));
-    state.received = *held;
-    return state;
-}
-
-StoreResult<CreateOutcome> LocalFolderStore::createUpload(const UploadSpec &spec) {
-    const QByteArray id = UploadId::forKey(spec.path, spec.size, spec.mtime);
+StoreResult<CreateOutcome> LocalFolderStore::createUpload(const UploadSpec &spec)
+{
+    const UploadFiles files = filesOf(UploadId::forKey(spec.path, spec.size, spec.mtime));
     CreateOutcome outcome;
-    if (const auto done = readDone(id)) {
+    if (const auto done = files.readDone()) {
         outcome.kind = CreateOutcome::Kind::AlreadyDone;
         outcome.finished = *done;
         return outcome;
@@ -134,40 +79,43 @@ StoreResult<CreateOutcome> LocalFolderStore::createUpload(const UploadSpec &spec
     }
 
     // The record is the commit point: whoever links it first fixes the chunk size for everyone.
-    const int linkError = FileOps::createFileOnce(uploadFile(id, ".json"), UploadRecord::encode(spec));
+    const int linkError = FileOps::createFileOnce(files.path(".json"), UploadRecord::encode(spec));
     if (linkError != 0 && linkError != EEXIST)
         return ReceiverError::fromErrno(linkError,
                                         QStringLiteral("cannot record the upload of '%1'").arg(spec.path));
     outcome.kind = linkError == 0 ? CreateOutcome::Kind::Created : CreateOutcome::Kind::Found;
-    const auto stored = readRecord(id);
+    const auto stored = files.readRecord();
     if (!stored)
         return stored.error();
-    if (const int error = ensureDataFiles(id, stored.value()); error != 0)
+    if (const int error = files.ensureDataFiles(stored.value()); error != 0)
         return ReceiverError::fromErrno(
             error,
             QStringLiteral("cannot reserve %1 bytes for '%2'").arg(stored.value().size).arg(spec.path));
     ChunkRecordFile records;
-    if (const int error = records.open(uploadFile(id, ".chunks")); error != 0)
+    if (const int error = records.open(files.path(".chunks")); error != 0)
         return ReceiverError::fromErrno(
             error, QStringLiteral("cannot open the chunk records of '%1'").arg(spec.path));
-    auto state = stateOf(id, stored.value(), records);
+    auto state = files.state(stored.value(), records);
     if (!state)
         return state.error();
     outcome.upload = state.value();
     return outcome;
 }
 
-StoreResult<UploadState> LocalFolderStore::findUpload(const QByteArray &id) {
-    const auto spec = readRecord(id);
+StoreResult<UploadState> LocalFolderStore::findUpload(const QByteArray &id)
+{
+    const UploadFiles files = filesOf(id);
+    const auto spec = files.readRecord();
     if (!spec)
         return spec.error();
     ChunkRecordFile records;
-    if (records.open(uploadFile(id, ".chunks")) != 0)
-        return noSuchUpload(id);
-    return stateOf(id, spec.value(), records);
+    if (records.open(files.path(".chunks")) != 0)
+        return files.noSuchUpload();
+    return files.state(spec.value(), records);
 }
 
-StoreResult<ChunkOutcome> LocalFolderStore::drainAsDuplicate(qint64 index, const BodyReader &body) const {
+StoreResult<ChunkOutcome> LocalFolderStore::drainAsDuplicate(qint64 index, const BodyReader &body) const
+{
     if (!body([](const char *, std::size_t) { return true; }))
         return ReceiverError::make(
             ErrorCode::LengthMismatch,
@@ -176,11 +124,13 @@ StoreResult<ChunkOutcome> LocalFolderStore::drainAsDuplicate(qint64 index, const
 }
 
 StoreResult<ChunkOutcome> LocalFolderStore::writeChunk(const QByteArray &id, qint64 index, qint64 length,
-                                                       quint64 expectedHash, const BodyReader &body) {
-    const auto spec = readRecord(id);
+                                                       quint64 expectedHash, const BodyReader &body)
+{
+    const UploadFiles files = filesOf(id);
+    const auto spec = files.readRecord();
     if (!spec) {
         // A chunk racing the complete that finished the upload: it is there already.
-        if (spec.error().code == ErrorCode::NoSuchUpload && readDone(id))
+        if (spec.error().code == ErrorCode::NoSuchUpload && files.readDone())
             return drainAsDuplicate(index, body);
         return spec.error();
     }
@@ -204,12 +154,13 @@ StoreResult<ChunkOutcome> LocalFolderStore::writeChunk(const QByteArray &id, qin
                 .arg(spec.value().chunkSize));
 
     ChunkRecordFile records;
-    if (records.open(uploadFile(id, ".chunks")) != 0)
-        return noSuchUpload(id);
+    if (records.open(files.path(".chunks")) != 0)
+        return files.noSuchUpload();
     if (const int error = records.lockRecord(index); error != 0)
         return ReceiverError::fromErrno(error, QStringLiteral("cannot lock the record of %1").arg(what));
     if (records.isRemoved())
-        return readDone(id) ? drainAsDuplicate(index, body) : StoreResult<ChunkOutcome>(noSuchUpload(id));
+        return files.readDone() ? drainAsDuplicate(index, body)
+                                : StoreResult<ChunkOutcome>(files.noSuchUpload());
     const auto record = records.read(index);
     if (!record)
         return ReceiverError::fromErrno(EIO, QStringLiteral("cannot read the record of %1").arg(what));
@@ -219,7 +170,7 @@ StoreResult<ChunkOutcome> LocalFolderStore::writeChunk(const QByteArray &id, qin
     // Not held while the bytes change; held again only after they all arrived and matched.
     if (const int error = records.write(index, {}); error != 0)
         return ReceiverError::fromErrno(error, QStringLiteral("cannot update the record of %1").arg(what));
-    const UniqueFd part(::open(uploadFile(id, ".part").constData(), O_WRONLY | O_CLOEXEC));
+    const UniqueFd part(::open(files.path(".part").constData(), O_WRONLY | O_CLOEXEC));
     if (!part.isValid())
         return ReceiverError::fromErrno(
             errno, QStringLiteral("cannot open the data file of upload %1").arg(QString::fromLatin1(id)));
@@ -241,32 +192,34 @@ StoreResult<ChunkOutcome> LocalFolderStore::writeChunk(const QByteArray &id, qin
 }
 
 StoreResult<FinishedFile> LocalFolderStore::completeUpload(const QByteArray &id,
-                                                           const QByteArray &expectedSha256) {
-    const auto spec = readRecord(id);
+                                                           const QByteArray &expectedSha256)
+{
+    const UploadFiles files = filesOf(id);
+    const auto spec = files.readRecord();
     if (!spec) {
-        if (const auto done = readDone(id); done && spec.error().code == ErrorCode::NoSuchUpload)
+        if (const auto done = files.readDone(); done && spec.error().code == ErrorCode::NoSuchUpload)
             return *done;
         return spec.error();
     }
     ChunkRecordFile records;
-    if (records.open(uploadFile(id, ".chunks")) != 0)
-        return noSuchUpload(id);
+    if (records.open(files.path(".chunks")) != 0)
+        return files.noSuchUpload();
     // Waits for chunk writers and for another complete; they cannot start while we hold it.
     if (const int error = records.lockAll(); error != 0)
         return ReceiverError::fromErrno(error,
                                         QStringLiteral("cannot lock upload %1").arg(QString::fromLatin1(id)));
     if (records.isRemoved()) {
-        if (const auto done = readDone(id))
+        if (const auto done = files.readDone())
             return *done;
-        return noSuchUpload(id);
+        return files.noSuchUpload();
     }
-    return finish(id, spec.value(), records, expectedSha256);
+    return finish(files, spec.value(), records, expectedSha256);
 }
 
-StoreResult<FinishedFile> LocalFolderStore::finish(const QByteArray &id, const UploadSpec &spec,
-                                                   ChunkRecordFile &records,
-                                                   const QByteArray &expectedSha256) {
-    const auto state = stateOf(id, spec, records);
+StoreResult<FinishedFile> LocalFolderStore::finish(const UploadFiles &files, const UploadSpec &spec,
+                                                   ChunkRecordFile &records, const QByteArray &expectedSha256)
+{
+    const auto state = files.state(spec, records);
     if (!state)
         return state.error();
     if (state.value().received.size() != state.value().chunkCount) {
@@ -283,7 +236,7 @@ StoreResult<FinishedFile> LocalFolderStore::finish(const QByteArray &id, const U
         return error;
     }
 
-    const QByteArray partPath = uploadFile(id, ".part");
+    const QByteArray partPath = files.path(".part");
     const auto actual = Sha256::ofFile(QFile::decodeName(partPath));
     if (!actual)
         return ReceiverError::fromErrno(errno, QStringLiteral("cannot read the data of '%1'").arg(spec.path));
@@ -305,30 +258,32 @@ StoreResult<FinishedFile> LocalFolderStore::finish(const QByteArray &id, const U
     if (!placed)
         return placed.error();
     // Best effort: without it a repeated complete answers no_such_upload, the file is safe anyway.
-    FileOps::replaceFile(uploadFile(id, ".done"), DoneRecord::encode(placed.value(), spec.size));
-    ::unlink(uploadFile(id, ".json").constData());
-    ::unlink(uploadFile(id, ".chunks").constData()); // while still locked: waiting writers see it gone
+    FileOps::replaceFile(files.path(".done"), DoneRecord::encode(placed.value(), spec.size));
+    ::unlink(files.path(".json").constData());
+    ::unlink(files.path(".chunks").constData()); // while still locked: waiting writers see it gone
     return placed;
 }
 
-StoreResult<Done> LocalFolderStore::abortUpload(const QByteArray &id) {
+StoreResult<Done> LocalFolderStore::abortUpload(const QByteArray &id)
+{
+    const UploadFiles files = filesOf(id);
     if (!UploadId::isValid(id))
-        return noSuchUpload(id);
+        return files.noSuchUpload();
     ChunkRecordFile records;
-    if (records.open(uploadFile(id, ".chunks")) == 0)
+    if (records.open(files.path(".chunks")) == 0)
         records.lockAll(); // let a running chunk write or complete finish first
     bool removedAny = false;
     for (const char *suffix : {".json", ".chunks", ".part", ".done"})
-        removedAny = ::unlink(uploadFile(id, suffix).constData()) == 0 || removedAny;
+        removedAny = ::unlink(files.path(suffix).constData()) == 0 || removedAny;
     if (!removedAny)
-        return noSuchUpload(id);
+        return files.noSuchUpload();
     return Done{};
 }
 
 StoreResult<FinishedFile> LocalFolderStore::putFile(const QString &path, qint64 size,
                                                     ConflictPolicy onConflict,
-                                                    const QByteArray &expectedSha256,
-                                                    const BodyReader &body) {
+                                                    const QByteArray &expectedSha256, const BodyReader &body)
+{
     const auto preflight = m_placer.preflight(path, size, onConflict, expectedSha256);
     if (!preflight)
         return preflight.error();

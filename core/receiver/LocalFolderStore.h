@@ -1,6 +1,7 @@
 #pragma once
 
 #include "FilePlacer.h"
+#include "UploadFiles.h"
 #include "UploadStore.h"
 
 #include <QString>
@@ -31,16 +32,10 @@ public:
                                       const QByteArray &expectedSha256, const BodyReader &body) override;
 
 private:
-    QByteArray uploadFile(const QByteArray &id, const char *suffix) const;
-    StoreResult<UploadSpec> readRecord(const QByteArray &id) const;
-    // The finished result, if this upload completed and its file is still there.
-    std::optional<FinishedFile> readDone(const QByteArray &id) const;
-    StoreResult<UploadState> stateOf(const QByteArray &id, const UploadSpec &spec,
-                                     ChunkRecordFile &records) const;
-    int ensureDataFiles(const QByteArray &id, const UploadSpec &spec) const;
+    UploadFiles filesOf(const QByteArray &id) const;
     StoreResult<ChunkOutcome> drainAsDuplicate(qint64 index, const BodyReader &body) const;
-    StoreResult<FinishedFile> finish(const QByteArray &id, const UploadSpec &spec, ChunkRecordFile &records,
-                                     const QByteArray &expectedSha256);
+    StoreResult<FinishedFile> finish(const UploadFiles &files, const UploadSpec &spec,
+                                     ChunkRecordFile &records, const QByteArray &expectedSha256);
 
     QString m_storageFolder;
     QByteArray m_root;    // the storage folder, native encoding

@@ -11,17 +11,20 @@ PartWriter::PartWriter(int fd, qint64 offset, qint64 maxLength)
     : m_fd(fd)
     , m_offset(offset)
     , m_maxLength(maxLength)
-    , m_buffer(new char[BufferSize]) {}
+    , m_buffer(new char[BufferSize])
+{}
 
 PartWriter::~PartWriter() = default;
 
-int PartWriter::presize(int fd, qint64 size) {
+int PartWriter::presize(int fd, qint64 size)
+{
     if (size > 0 && ::fallocate(fd, 0, 0, size) != 0 && errno != EOPNOTSUPP && errno != ENOSYS)
         return errno;
     return ::ftruncate(fd, size) == 0 ? 0 : errno;
 }
 
-std::optional<ReceiverError> PartWriter::Result::problem(qint64 expected, const QString &what) const {
+std::optional<ReceiverError> PartWriter::Result::problem(qint64 expected, const QString &what) const
+{
     if (writeError != 0)
         return ReceiverError::fromErrno(writeError, QStringLiteral("cannot write %1").arg(what));
     if (tooLong)
@@ -37,7 +40,8 @@ std::optional<ReceiverError> PartWriter::Result::problem(qint64 expected, const 
     return std::nullopt;
 }
 
-PartWriter::Result PartWriter::copy(const BodyReader &body, const Observer &observe) {
+PartWriter::Result PartWriter::copy(const BodyReader &body, const Observer &observe)
+{
     const bool readAll = body([&](const char *data, std::size_t length) {
         if (m_result.bytes + qint64(length) > m_maxLength) {
             m_result.tooLong = true;
@@ -52,7 +56,8 @@ PartWriter::Result PartWriter::copy(const BodyReader &body, const Observer &obse
     return m_result;
 }
 
-bool PartWriter::append(const char *data, std::size_t length) {
+bool PartWriter::append(const char *data, std::size_t length)
+{
     while (length > 0) {
         const std::size_t take = std::min(length, BufferSize - m_buffered);
         std::memcpy(m_buffer.get() + m_buffered, data, take);
@@ -65,7 +70,8 @@ bool PartWriter::append(const char *data, std::size_t length) {
     return true;
 }
 
-bool PartWriter::flush() {
+bool PartWriter::flush()
+{
     std::size_t done = 0;
     while (done < m_buffered) {
         const ssize_t wrote = ::pwrite(m_fd, m_buffer.get() + done, m_buffered - done, m_offset);

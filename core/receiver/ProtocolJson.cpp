@@ -16,11 +16,13 @@ constexpr double MaxExactInteger = 9007199254740992.0;
 constexpr qint64 MaxChunkSize = qint64(1) << 30;
 constexpr qint64 MaxChunkCount = qint64(1) << 20;
 
-ReceiverError badRequest(const QString &message) {
+ReceiverError badRequest(const QString &message)
+{
     return ReceiverError::make(ErrorCode::BadRequest, message);
 }
 
-StoreResult<QJsonObject> parseObject(const QByteArray &body) {
+StoreResult<QJsonObject> parseObject(const QByteArray &body)
+{
     QJsonParseError error{};
     const QJsonDocument document = QJsonDocument::fromJson(body, &error);
     if (error.error != QJsonParseError::NoError || !document.isObject())
@@ -29,7 +31,8 @@ StoreResult<QJsonObject> parseObject(const QByteArray &body) {
 }
 
 // Reads an integral number field; `allowNegative` for timestamps.
-std::optional<qint64> integerField(const QJsonObject &object, const QString &name, bool allowNegative) {
+std::optional<qint64> integerField(const QJsonObject &object, const QString &name, bool allowNegative)
+{
     const QJsonValue value = object.value(name);
     if (!value.isDouble())
         return std::nullopt;
@@ -41,7 +44,8 @@ std::optional<qint64> integerField(const QJsonObject &object, const QString &nam
 
 } // namespace
 
-StoreResult<UploadSpec> parseCreate(const QByteArray &body) {
+StoreResult<UploadSpec> parseCreate(const QByteArray &body)
+{
     const auto parsed = parseObject(body);
     if (!parsed)
         return parsed.error();
@@ -91,7 +95,8 @@ StoreResult<UploadSpec> parseCreate(const QByteArray &body) {
     return spec;
 }
 
-StoreResult<QByteArray> parseComplete(const QByteArray &body) {
+StoreResult<QByteArray> parseComplete(const QByteArray &body)
+{
     const auto parsed = parseObject(body);
     if (!parsed)
         return parsed.error();
@@ -102,7 +107,8 @@ StoreResult<QByteArray> parseComplete(const QByteArray &body) {
     return sha;
 }
 
-QJsonObject uploadState(const UploadState &state) {
+QJsonObject uploadState(const UploadState &state)
+{
     QJsonArray received;
     for (const qint64 index : state.received)
         received.append(index);
@@ -116,7 +122,8 @@ QJsonObject uploadState(const UploadState &state) {
     };
 }
 
-QJsonObject createOutcome(const CreateOutcome &outcome) {
+QJsonObject createOutcome(const CreateOutcome &outcome)
+{
     if (outcome.kind == CreateOutcome::Kind::AlreadyDone)
         return QJsonObject{{QStringLiteral("status"), QStringLiteral("done")},
                            {QStringLiteral("path"), outcome.finished.path},
@@ -133,7 +140,8 @@ QJsonObject createOutcome(const CreateOutcome &outcome) {
     return object;
 }
 
-QJsonObject finishedFile(const FinishedFile &file) {
+QJsonObject finishedFile(const FinishedFile &file)
+{
     const bool stored = file.status == FinishedFile::Status::Stored;
     QJsonObject object{
         {QStringLiteral("status"), stored ? QStringLiteral("stored") : QStringLiteral("skipped")},

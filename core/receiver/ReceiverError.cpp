@@ -5,7 +5,8 @@
 
 namespace multilane {
 
-ReceiverError ReceiverError::fromErrno(int error, const QString &what) {
+ReceiverError ReceiverError::fromErrno(int error, const QString &what)
+{
     QString hint;
     switch (error) {
     case ENOSPC:
@@ -24,7 +25,8 @@ ReceiverError ReceiverError::fromErrno(int error, const QString &what) {
                 what % QStringLiteral(": ") % QString::fromLocal8Bit(std::strerror(error)) % hint);
 }
 
-const char *errorCodeName(ErrorCode code) {
+const char *errorCodeName(ErrorCode code)
+{
     switch (code) {
     case ErrorCode::BadRequest:
         return "bad_request";
@@ -52,7 +54,8 @@ const char *errorCodeName(ErrorCode code) {
     return "storage_error";
 }
 
-int httpStatus(ErrorCode code) {
+int httpStatus(ErrorCode code)
+{
     switch (code) {
     case ErrorCode::BadRequest:
     case ErrorCode::BadPath:

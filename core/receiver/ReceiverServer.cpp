@@ -17,7 +17,8 @@ namespace {
 constexpr std::size_t KeepAliveRequests = 1000000; // httplib's default of 5 would reconnect constantly
 
 // httplib only says that bind failed; a test bind of our own finds out why.
-QString bindProblem(const ListenAddress &address) {
+QString bindProblem(const ListenAddress &address)
+{
     addrinfo hints{};
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_flags = AI_PASSIVE;
@@ -57,17 +58,21 @@ struct ReceiverServer::Listener {
 };
 
 ReceiverServer::ReceiverServer(ReceiverService &service)
-    : ReceiverServer(service, Options()) {}
+    : ReceiverServer(service, Options())
+{}
 
 ReceiverServer::ReceiverServer(ReceiverService &service, Options options)
     : m_service(service)
-    , m_options(std::move(options)) {}
+    , m_options(std::move(options))
+{}
 
-ReceiverServer::~ReceiverServer() {
+ReceiverServer::~ReceiverServer()
+{
     stop();
 }
 
-std::optional<QString> ReceiverServer::start(const QList<ListenAddress> &addresses) {
+std::optional<QString> ReceiverServer::start(const QList<ListenAddress> &addresses)
+{
     stop();
     ReceiverService &service = m_service;
     for (const ListenAddress &address : addresses) {
@@ -136,7 +141,8 @@ std::optional<QString> ReceiverServer::start(const QList<ListenAddress> &address
     return std::nullopt;
 }
 
-void ReceiverServer::launch(Listener &listener) {
+void ReceiverServer::launch(Listener &listener)
+{
     listener.thread = std::thread([server = &listener.http] { server->listen_after_bind(); });
     // httplib's stop() does nothing until the accept loop runs, so a stop() right after start()
     // would otherwise leave a thread serving forever.
@@ -144,14 +150,16 @@ void ReceiverServer::launch(Listener &listener) {
         std::this_thread::yield();
 }
 
-QList<ListenAddress> ReceiverServer::boundAddresses() const {
+QList<ListenAddress> ReceiverServer::boundAddresses() const
+{
     QList<ListenAddress> bound;
     for (const auto &listener : m_listeners)
         bound.append(listener->address);
     return bound;
 }
 
-void ReceiverServer::stop() {
+void ReceiverServer::stop()
+{
     for (const auto &listener : m_listeners)
         listener->http.stop();
     for (const auto &listener : m_listeners) {

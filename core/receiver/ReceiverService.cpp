@@ -18,7 +18,8 @@ namespace multilane {
 namespace {
 
 // Reads a small JSON body; bigger ones are refused instead of buffered.
-StoreResult<QByteArray> readJsonBody(const ServiceRequest &request) {
+StoreResult<QByteArray> readJsonBody(const ServiceRequest &request)
+{
     QByteArray body;
     bool tooLarge = false;
     if (request.body) {
@@ -41,7 +42,8 @@ StoreResult<QByteArray> readJsonBody(const ServiceRequest &request) {
 }
 
 // A body reader for a request that came without one, so the store sees an empty body.
-BodyReader bodyOf(const ServiceRequest &request) {
+BodyReader bodyOf(const ServiceRequest &request)
+{
     if (request.body)
         return request.body;
     return [](const BodySink &) { return true; };
@@ -50,27 +52,32 @@ BodyReader bodyOf(const ServiceRequest &request) {
 } // namespace
 
 ReceiverService::ReceiverService(UploadStore &store)
-    : m_store(store) {}
+    : m_store(store)
+{}
 
-QString ReceiverService::version() {
+QString ReceiverService::version()
+{
     return QStringLiteral(MULTILANE_VERSION);
 }
 
-std::optional<ServiceResponse> ReceiverService::precheck(const ServiceRequest &request) const {
+std::optional<ServiceResponse> ReceiverService::precheck(const ServiceRequest &request) const
+{
     const auto routed = RequestRouter::route(request);
     if (!routed)
         return ServiceResponse::error(routed.error());
     return std::nullopt;
 }
 
-ServiceResponse ReceiverService::handle(const ServiceRequest &request) {
+ServiceResponse ReceiverService::handle(const ServiceRequest &request)
+{
     const auto routed = RequestRouter::route(request);
     if (!routed)
         return ServiceResponse::error(routed.error());
     return dispatch(routed.value(), request);
 }
 
-ServiceResponse ReceiverService::dispatch(const Route &route, const ServiceRequest &request) {
+ServiceResponse ReceiverService::dispatch(const Route &route, const ServiceRequest &request)
+{
     switch (route.kind) {
     case Route::Kind::Health:
         return ServiceResponse::json(200, {{QStringLiteral("status"), QStringLiteral("ok")},
@@ -101,7 +108,8 @@ ServiceResponse ReceiverService::dispatch(const Route &route, const ServiceReque
     return ServiceResponse::error(ReceiverError::make(ErrorCode::NotFound, QStringLiteral("unknown route")));
 }
 
-ServiceResponse ReceiverService::probe(qint64 bytes) const {
+ServiceResponse ReceiverService::probe(qint64 bytes) const
+{
     ServiceResponse response;
     response.contentType = QByteArrayLiteral("application/octet-stream");
     response.headers.append({QByteArrayLiteral("Cache-Control"), QByteArrayLiteral("no-store")});
@@ -114,7 +122,8 @@ ServiceResponse ReceiverService::probe(qint64 bytes) const {
     return response;
 }
 
-ServiceResponse ReceiverService::createUpload(const ServiceRequest &request) {
+ServiceResponse ReceiverService::createUpload(const ServiceRequest &request)
+{
     const auto body = readJsonBody(request);
     if (!body)
         return ServiceResponse::error(body.error());
@@ -128,7 +137,8 @@ ServiceResponse ReceiverService::createUpload(const ServiceRequest &request) {
     return ServiceResponse::json(status, ProtocolJson::createOutcome(outcome.value()));
 }
 
-ServiceResponse ReceiverService::putChunk(const Route &route, const ServiceRequest &request) {
+ServiceResponse ReceiverService::putChunk(const Route &route, const ServiceRequest &request)
+{
     const auto written =
         m_store.writeChunk(route.id, route.index, route.contentLength, route.chunkHash, bodyOf(request));
     if (!written)
@@ -139,7 +149,8 @@ ServiceResponse ReceiverService::putChunk(const Route &route, const ServiceReque
     return ServiceResponse::json(200, answer);
 }
 
-ServiceResponse ReceiverService::complete(const Route &route, const ServiceRequest &request) {
+ServiceResponse ReceiverService::complete(const Route &route, const ServiceRequest &request)
+{
     const auto body = readJsonBody(request);
     if (!body)
         return ServiceResponse::error(body.error());
@@ -152,7 +163,8 @@ ServiceResponse ReceiverService::complete(const Route &route, const ServiceReque
     return ServiceResponse::json(200, ProtocolJson::finishedFile(finished.value()));
 }
 
-ServiceResponse ReceiverService::putFile(const Route &route, const ServiceRequest &request) {
+ServiceResponse ReceiverService::putFile(const Route &route, const ServiceRequest &request)
+{
     const auto finished =
         m_store.putFile(route.path, route.contentLength, route.onConflict, route.sha256, bodyOf(request));
     if (!finished)

@@ -9,11 +9,13 @@ namespace multilane::RequestRouter {
 
 namespace {
 
-ReceiverError badRequest(const QString &message) {
+ReceiverError badRequest(const QString &message)
+{
     return ReceiverError::make(ErrorCode::BadRequest, message);
 }
 
-ReceiverError notFound(const ServiceRequest &request) {
+ReceiverError notFound(const ServiceRequest &request)
+{
     return ReceiverError::make(
         ErrorCode::NotFound,
         QStringLiteral("there is no route %1 %2; this receiver speaks protocol v1 "
@@ -21,7 +23,8 @@ ReceiverError notFound(const ServiceRequest &request) {
             .arg(QString::fromLatin1(request.method), QString::fromUtf8(request.path.left(200))));
 }
 
-std::optional<ReceiverError> checkId(Route &route, const QByteArray &id) {
+std::optional<ReceiverError> checkId(Route &route, const QByteArray &id)
+{
     if (!UploadId::isValid(id))
         return ReceiverError::make(
             ErrorCode::NoSuchUpload,
@@ -32,7 +35,8 @@ std::optional<ReceiverError> checkId(Route &route, const QByteArray &id) {
     return std::nullopt;
 }
 
-std::optional<ReceiverError> checkContentLength(Route &route, const ServiceRequest &request) {
+std::optional<ReceiverError> checkContentLength(Route &route, const ServiceRequest &request)
+{
     if (!request.headers.contains("content-length"))
         return ReceiverError::make(ErrorCode::LengthRequired,
                                    QStringLiteral("the request has no Content-Length; send the body with its "
@@ -44,8 +48,8 @@ std::optional<ReceiverError> checkContentLength(Route &route, const ServiceReque
     return std::nullopt;
 }
 
-std::optional<ReceiverError> checkChunk(Route &route, const ServiceRequest &request,
-                                        const QByteArray &index) {
+std::optional<ReceiverError> checkChunk(Route &route, const ServiceRequest &request, const QByteArray &index)
+{
     const auto parsed = parseCount(index);
     if (!parsed)
         return badRequest(QStringLiteral("chunk index '%1' is not a non-negative number")
@@ -59,7 +63,8 @@ std::optional<ReceiverError> checkChunk(Route &route, const ServiceRequest &requ
     return checkContentLength(route, request);
 }
 
-std::optional<ReceiverError> checkFile(Route &route, const ServiceRequest &request, const QByteArray &path) {
+std::optional<ReceiverError> checkFile(Route &route, const ServiceRequest &request, const QByteArray &path)
+{
     if (const auto problem = UploadPath::problem(path))
         return ReceiverError::make(ErrorCode::BadPath,
                                    QStringLiteral("refusing the destination path: %1; send a relative path "
@@ -80,7 +85,8 @@ std::optional<ReceiverError> checkFile(Route &route, const ServiceRequest &reque
     return checkContentLength(route, request);
 }
 
-std::optional<ReceiverError> checkProbe(Route &route, const ServiceRequest &request) {
+std::optional<ReceiverError> checkProbe(Route &route, const ServiceRequest &request)
+{
     const auto bytes = parseCount(request.query.value("bytes"));
     if (!bytes)
         return badRequest(QStringLiteral("probe needs ?bytes=N with N a non-negative number"));
@@ -93,7 +99,8 @@ std::optional<ReceiverError> checkProbe(Route &route, const ServiceRequest &requ
 
 } // namespace
 
-std::optional<qint64> parseCount(const QByteArray &text) {
+std::optional<qint64> parseCount(const QByteArray &text)
+{
     if (text.isEmpty() || text.size() > 18)
         return std::nullopt; // 18 digits cannot overflow qint64
     for (const char c : text) {
@@ -103,7 +110,8 @@ std::optional<qint64> parseCount(const QByteArray &text) {
     return text.toLongLong();
 }
 
-StoreResult<Route> route(const ServiceRequest &request) {
+StoreResult<Route> route(const ServiceRequest &request)
+{
     const QByteArray &method = request.method;
     const QByteArray &path = request.path;
     Route route;

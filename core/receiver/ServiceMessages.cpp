@@ -5,14 +5,16 @@
 
 namespace multilane {
 
-ServiceResponse ServiceResponse::json(int status, const QJsonObject &object) {
+ServiceResponse ServiceResponse::json(int status, const QJsonObject &object)
+{
     ServiceResponse response;
     response.status = status;
     response.body = QJsonDocument(object).toJson(QJsonDocument::Compact);
     return response;
 }
 
-ServiceResponse ServiceResponse::error(const ReceiverError &error) {
+ServiceResponse ServiceResponse::error(const ReceiverError &error)
+{
     QJsonObject details{{QStringLiteral("code"), QLatin1String(errorCodeName(error.code))},
                         {QStringLiteral("message"), error.message}};
     if (error.code == ErrorCode::Incomplete) {

@@ -11,9 +11,11 @@ namespace multilane {
 template<typename T> class StoreResult {
 public:
     StoreResult(T value)
-        : m_data(std::in_place_index<0>, std::move(value)) {}
+        : m_data(std::in_place_index<0>, std::move(value))
+    {}
     StoreResult(ReceiverError error)
-        : m_data(std::in_place_index<1>, std::move(error)) {}
+        : m_data(std::in_place_index<1>, std::move(error))
+    {}
 
     bool ok() const { return m_data.index() == 0; }
     explicit operator bool() const { return ok(); }

@@ -10,11 +10,14 @@ class UniqueFd {
 public:
     UniqueFd() = default;
     explicit UniqueFd(int fd)
-        : m_fd(fd) {}
+        : m_fd(fd)
+    {}
     ~UniqueFd() { reset(); }
     UniqueFd(UniqueFd &&other) noexcept
-        : m_fd(std::exchange(other.m_fd, -1)) {}
-    UniqueFd &operator=(UniqueFd &&other) noexcept {
+        : m_fd(std::exchange(other.m_fd, -1))
+    {}
+    UniqueFd &operator=(UniqueFd &&other) noexcept
+    {
         if (this != &other) {
             reset();
             m_fd = std::exchange(other.m_fd, -1);
@@ -26,7 +29,8 @@ public:
 
     int get() const { return m_fd; }
     bool isValid() const { return m_fd >= 0; }
-    void reset() {
+    void reset()
+    {
         if (m_fd >= 0)
             ::close(m_fd);
         m_fd = -1;

@@ -5,7 +5,8 @@
 
 namespace multilane::UploadRecord {
 
-QByteArray encode(const UploadSpec &spec) {
+QByteArray encode(const UploadSpec &spec)
+{
     const QJsonObject object{
         {QStringLiteral("version"), 1},
         {QStringLiteral("path"), spec.path},
@@ -18,7 +19,8 @@ QByteArray encode(const UploadSpec &spec) {
     return QJsonDocument(object).toJson(QJsonDocument::Compact) + '\n';
 }
 
-std::optional<UploadSpec> decode(const QByteArray &json) {
+std::optional<UploadSpec> decode(const QByteArray &json)
+{
     const QJsonObject object = QJsonDocument::fromJson(json).object();
     if (object.value(QStringLiteral("version")).toInt() != 1)
         return std::nullopt;

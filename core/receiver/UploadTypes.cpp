@@ -4,7 +4,8 @@
 
 namespace multilane {
 
-QByteArray conflictPolicyName(ConflictPolicy policy) {
+QByteArray conflictPolicyName(ConflictPolicy policy)
+{
     switch (policy) {
     case ConflictPolicy::Rename:
         return QByteArrayLiteral("rename");
@@ -18,7 +19,8 @@ QByteArray conflictPolicyName(ConflictPolicy policy) {
     return QByteArrayLiteral("rename");
 }
 
-std::optional<ConflictPolicy> conflictPolicyFromName(const QByteArray &name) {
+std::optional<ConflictPolicy> conflictPolicyFromName(const QByteArray &name)
+{
     for (const ConflictPolicy policy :
          {ConflictPolicy::Rename, ConflictPolicy::Overwrite, ConflictPolicy::Skip, ConflictPolicy::Fail}) {
         if (conflictPolicyName(policy) == name)
@@ -27,13 +29,15 @@ std::optional<ConflictPolicy> conflictPolicyFromName(const QByteArray &name) {
     return std::nullopt;
 }
 
-qint64 chunkCountFor(qint64 size, qint64 chunkSize) {
+qint64 chunkCountFor(qint64 size, qint64 chunkSize)
+{
     if (size <= 0 || chunkSize <= 0)
         return 0;
     return (size - 1) / chunkSize + 1;
 }
 
-qint64 chunkLength(qint64 size, qint64 chunkSize, qint64 index) {
+qint64 chunkLength(qint64 size, qint64 chunkSize, qint64 index)
+{
     const qint64 start = index * chunkSize;
     return std::max<qint64>(0, std::min(chunkSize, size - start));
 }

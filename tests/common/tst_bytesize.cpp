@@ -8,7 +8,8 @@ class TestByteSize : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void parse_data() {
+    void parse_data()
+    {
         QTest::addColumn<QString>("text");
         QTest::addColumn<qint64>("bytes");
         QTest::newRow("plain") << QStringLiteral("1000000") << qint64(1000000);
@@ -21,13 +22,15 @@ private Q_SLOTS:
         QTest::newRow("zero") << QStringLiteral("0") << qint64(0);
     }
 
-    void parse() {
+    void parse()
+    {
         QFETCH(QString, text);
         QFETCH(qint64, bytes);
         QCOMPARE(ByteSize::parse(text), std::optional<qint64>(bytes));
     }
 
-    void parseRefuses_data() {
+    void parseRefuses_data()
+    {
         QTest::addColumn<QString>("text");
         QTest::newRow("empty") << QString();
         QTest::newRow("negative") << QStringLiteral("-1");
@@ -36,12 +39,14 @@ private Q_SLOTS:
         QTest::newRow("overflow") << QStringLiteral("99999999T");
     }
 
-    void parseRefuses() {
+    void parseRefuses()
+    {
         QFETCH(QString, text);
         QVERIFY(!ByteSize::parse(text).has_value());
     }
 
-    void format() {
+    void format()
+    {
         QCOMPARE(ByteSize::format(0), QStringLiteral("0 B"));
         QCOMPARE(ByteSize::format(1023), QStringLiteral("1023 B"));
         QCOMPARE(ByteSize::format(1536), QStringLiteral("1.50 KiB"));
@@ -49,7 +54,8 @@ private Q_SLOTS:
         QCOMPARE(ByteSize::format(qint64(100) << 30), QStringLiteral("100.0 GiB"));
     }
 
-    void formatRate() {
+    void formatRate()
+    {
         QCOMPARE(ByteSize::formatRate(999), QStringLiteral("999 B/s"));
         QCOMPARE(ByteSize::formatRate(12.3e6), QStringLiteral("12.3 MB/s"));
         QCOMPARE(ByteSize::formatRate(2.5e9), QStringLiteral("2.5 GB/s"));

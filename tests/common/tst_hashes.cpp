@@ -11,13 +11,15 @@ class TestHashes : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void xxh3KnownValues() {
+    void xxh3KnownValues()
+    {
         // Reference values from xxhsum -H3 (XXH3_64bits, seed 0).
         QCOMPARE(ChunkHash::of("", 0), Q_UINT64_C(0x2d06800538d394c2));
         QCOMPARE(ChunkHash::of("abc", 3), Q_UINT64_C(0x78af5f94892f3950));
     }
 
-    void streamingEqualsOneShot() {
+    void streamingEqualsOneShot()
+    {
         QByteArray data(1 << 20, Qt::Uninitialized);
         for (qsizetype i = 0; i < data.size(); ++i)
             data[i] = char(i * 7 + (i >> 9));
@@ -29,7 +31,8 @@ private Q_SLOTS:
         QCOMPARE(hash.value(), ChunkHash::of("", 0));
     }
 
-    void headerRoundTrip_data() {
+    void headerRoundTrip_data()
+    {
         QTest::addColumn<quint64>("value");
         QTest::newRow("zero") << quint64(0);
         QTest::newRow("small") << quint64(0xabc);
@@ -37,7 +40,8 @@ private Q_SLOTS:
         QTest::newRow("leading zero nibble") << Q_UINT64_C(0x0123456789abcdef);
     }
 
-    void headerRoundTrip() {
+    void headerRoundTrip()
+    {
         QFETCH(quint64, value);
         const QByteArray header = ChunkHash::toHeader(value);
         QVERIFY(header.startsWith("xxh3="));
@@ -45,7 +49,8 @@ private Q_SLOTS:
         QCOMPARE(ChunkHash::fromHeader(header), std::optional<std::uint64_t>(value));
     }
 
-    void headerRejectsGarbage_data() {
+    void headerRejectsGarbage_data()
+    {
         QTest::addColumn<QByteArray>("header");
         QTest::newRow("empty") << QByteArray();
         QTest::newRow("no prefix") << QByteArray("0123456789abcdef");
@@ -55,12 +60,14 @@ private Q_SLOTS:
         QTest::newRow("not hex") << QByteArray("xxh3=0123456789abcdeg");
     }
 
-    void headerRejectsGarbage() {
+    void headerRejectsGarbage()
+    {
         QFETCH(QByteArray, header);
         QVERIFY(!ChunkHash::fromHeader(header).has_value());
     }
 
-    void sha256KnownVectors() {
+    void sha256KnownVectors()
+    {
         Sha256 empty;
         QCOMPARE(empty.hexDigest(),
                  QByteArray("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"));
@@ -75,7 +82,8 @@ private Q_SLOTS:
                  QByteArray("248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"));
     }
 
-    void sha256OfFile() {
+    void sha256OfFile()
+    {
         QTemporaryFile file;
         QVERIFY(file.open());
         file.write(QByteArray(3 << 20, 'a')); // more than one internal read
@@ -86,7 +94,8 @@ private Q_SLOTS:
         QVERIFY(!Sha256::ofFile(file.fileName() + QStringLiteral(".missing")).has_value());
     }
 
-    void isHexDigest() {
+    void isHexDigest()
+    {
         QVERIFY(Sha256::isHexDigest(QByteArray(64, 'a')));
         QVERIFY(!Sha256::isHexDigest(QByteArray(64, 'A')));
         QVERIFY(!Sha256::isHexDigest(QByteArray(63, 'a')));

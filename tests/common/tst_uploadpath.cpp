@@ -9,7 +9,8 @@ class TestUploadPath : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void refuses_data() {
+    void refuses_data()
+    {
         QTest::addColumn<QByteArray>("path");
         QTest::newRow("empty") << QByteArray();
         QTest::newRow("parent") << QByteArray("../x");
@@ -34,14 +35,16 @@ private Q_SLOTS:
         QTest::newRow("private folder alone") << QByteArray(".multilane");
     }
 
-    void refuses() {
+    void refuses()
+    {
         QFETCH(QByteArray, path);
         const auto problem = UploadPath::problem(path);
         QVERIFY2(problem.has_value(), path.toHex().constData());
         QVERIFY(!problem->isEmpty());
     }
 
-    void accepts_data() {
+    void accepts_data()
+    {
         QTest::addColumn<QByteArray>("path");
         QTest::newRow("plain") << QByteArray("a.txt");
         QTest::newRow("nested") << QByteArray("photos/2024/a.jpg");
@@ -52,13 +55,15 @@ private Q_SLOTS:
         QTest::newRow("spaces") << QByteArray("my file (1).txt");
     }
 
-    void accepts() {
+    void accepts()
+    {
         QFETCH(QByteArray, path);
         const auto problem = UploadPath::problem(path);
         QVERIFY2(!problem.has_value(), qPrintable(problem.value_or(QString())));
     }
 
-    void join() {
+    void join()
+    {
         QCOMPARE(UploadPath::join(QStringLiteral("inbox/"), QStringLiteral("/a.txt")),
                  QStringLiteral("inbox/a.txt"));
         QCOMPARE(UploadPath::join(QString(), QStringLiteral("a")), QStringLiteral("a"));

@@ -8,7 +8,8 @@
 
 using namespace multilane;
 
-ServiceHarness::ServiceHarness() {
+ServiceHarness::ServiceHarness()
+{
     if (!m_root.isValid())
         return;
     m_store = std::make_unique<LocalFolderStore>(storage());
@@ -16,12 +17,14 @@ ServiceHarness::ServiceHarness() {
     m_ok = !m_store->prepare().has_value();
 }
 
-QByteArray ServiceHarness::Reply::errorCode() const {
+QByteArray ServiceHarness::Reply::errorCode() const
+{
     return json.value(QStringLiteral("error")).toObject().value(QStringLiteral("code")).toString().toLatin1();
 }
 
 ServiceHarness::Reply ServiceHarness::call(const QByteArray &method, const QByteArray &path,
-                                           const QByteArray &body, QHash<QByteArray, QByteArray> headers) {
+                                           const QByteArray &body, QHash<QByteArray, QByteArray> headers)
+{
     ServiceRequest request;
     request.method = method;
     const qsizetype question = path.indexOf('?');
@@ -49,7 +52,8 @@ ServiceHarness::Reply ServiceHarness::call(const QByteArray &method, const QByte
 }
 
 ServiceHarness::Reply ServiceHarness::create(const QString &path, qint64 size, qint64 chunkSize,
-                                             const QByteArray &onConflict, qint64 mtime) {
+                                             const QByteArray &onConflict, qint64 mtime)
+{
     const QJsonObject body{{QStringLiteral("path"), path},
                            {QStringLiteral("size"), size},
                            {QStringLiteral("mtime"), mtime},
@@ -58,19 +62,22 @@ ServiceHarness::Reply ServiceHarness::create(const QString &path, qint64 size, q
     return call("POST", "/v1/uploads", QJsonDocument(body).toJson());
 }
 
-ServiceHarness::Reply ServiceHarness::putChunk(const QByteArray &id, qint64 index, const QByteArray &data) {
+ServiceHarness::Reply ServiceHarness::putChunk(const QByteArray &id, qint64 index, const QByteArray &data)
+{
     const quint64 hash = ChunkHash::of(data.constData(), std::size_t(data.size()));
     return call("PUT", "/v1/uploads/" + id + "/chunks/" + QByteArray::number(index), data,
                 {{"x-chunk-hash", ChunkHash::toHeader(hash)}});
 }
 
-ServiceHarness::Reply ServiceHarness::complete(const QByteArray &id, const QByteArray &sha256) {
+ServiceHarness::Reply ServiceHarness::complete(const QByteArray &id, const QByteArray &sha256)
+{
     return call("POST", "/v1/uploads/" + id + "/complete",
                 QJsonDocument(QJsonObject{{QStringLiteral("sha256"), QString::fromLatin1(sha256)}}).toJson());
 }
 
 ServiceHarness::Reply ServiceHarness::upload(const QString &path, const QByteArray &data, qint64 chunkSize,
-                                             const QByteArray &onConflict, qint64 mtime) {
+                                             const QByteArray &onConflict, qint64 mtime)
+{
     const Reply created = create(path, data.size(), chunkSize, onConflict, mtime);
     if (created.status != 201 && created.status != 200)
         return created;
@@ -83,12 +90,14 @@ ServiceHarness::Reply ServiceHarness::upload(const QString &path, const QByteArr
     return complete(id, sha256(data));
 }
 
-QByteArray ServiceHarness::readStored(const QString &path) const {
+QByteArray ServiceHarness::readStored(const QString &path) const
+{
     QFile file(storage() + QLatin1Char('/') + path);
     return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
 }
 
-QByteArray ServiceHarness::testData(qint64 size, int seed) {
+QByteArray ServiceHarness::testData(qint64 size, int seed)
+{
     QByteArray data(size, Qt::Uninitialized);
     quint32 state = quint32(seed) * 2654435761u + 1;
     for (qint64 i = 0; i < size; ++i) {
@@ -98,7 +107,8 @@ QByteArray ServiceHarness::testData(qint64 size, int seed) {
     return data;
 }
 
-QByteArray ServiceHarness::sha256(const QByteArray &data) {
+QByteArray ServiceHarness::sha256(const QByteArray &data)
+{
     Sha256 hash;
     hash.addData(data);
     return hash.hexDigest();

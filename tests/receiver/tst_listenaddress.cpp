@@ -8,7 +8,8 @@ class TestListenAddress : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void parses() {
+    void parses()
+    {
         auto parsed = ListenAddress::parseList(QStringLiteral("127.0.0.1:0,0,0"));
         QVERIFY(parsed.error.isEmpty());
         QCOMPARE(parsed.addresses.size(), 3);
@@ -26,7 +27,8 @@ private Q_SLOTS:
         QCOMPARE(parsed.addresses.at(1).url(), QStringLiteral("http://[::1]:9102"));
     }
 
-    void refuses_data() {
+    void refuses_data()
+    {
         QTest::addColumn<QString>("spec");
         QTest::newRow("empty") << QString();
         QTest::newRow("trailing comma") << QStringLiteral("9101,");
@@ -38,7 +40,8 @@ private Q_SLOTS:
         QTest::newRow("bad ipv6") << QStringLiteral("[::1:9101");
     }
 
-    void refuses() {
+    void refuses()
+    {
         QFETCH(QString, spec);
         const auto parsed = ListenAddress::parseList(spec);
         QVERIFY(!parsed.error.isEmpty());

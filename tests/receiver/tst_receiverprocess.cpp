@@ -33,7 +33,8 @@ class TestReceiverProcess : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void init() {
+    void init()
+    {
         m_storage = std::make_unique<QTemporaryDir>();
         QVERIFY(m_storage->isValid());
         m_receiver = std::make_unique<ReceiverProcess>(m_storage->path());
@@ -41,12 +42,14 @@ private Q_SLOTS:
         QCOMPARE(m_receiver->urls().size(), 3);
     }
 
-    void cleanup() {
+    void cleanup()
+    {
         m_receiver.reset();
         m_storage.reset();
     }
 
-    void healthOnEveryPort() {
+    void healthOnEveryPort()
+    {
         for (const QUrl &url : m_receiver->urls()) {
             const HttpResult result = get(url.resolved(QUrl(QStringLiteral("/v1/health"))));
             QCOMPARE(result.status, 200);
@@ -54,14 +57,16 @@ private Q_SLOTS:
         }
     }
 
-    void probeReturnsTheBytesAskedFor() {
+    void probeReturnsTheBytesAskedFor()
+    {
         const HttpResult result = get(endpoint(1, "/v1/probe?bytes=5000000"));
         QCOMPARE(result.status, 200);
         QCOMPARE(result.body.size(), 5000000);
         QCOMPARE(get(endpoint(0, "/v1/probe?bytes=2000000000")).status, 413);
     }
 
-    void chunkedUploadThroughThreePorts() {
+    void chunkedUploadThroughThreePorts()
+    {
         const QByteArray data = ServiceHarness::testData(10 * 1000 * 1000 + 123);
         const qint64 chunkSize = 1 << 20;
         const QByteArray id = createUpload(0, QStringLiteral("big/file.bin"), data.size(), chunkSize);
@@ -77,7 +82,8 @@ private Q_SLOTS:
         QCOMPARE(readStored(QStringLiteral("big/file.bin")), data);
     }
 
-    void curlWholeFilePut() {
+    void curlWholeFilePut()
+    {
         const QString source =
             m_storage->path() + QStringLiteral("/../curl-source-%1.pdf").arg(quintptr(this));
         const QByteArray data = ServiceHarness::testData(3 * 1000 * 1000, 7);
@@ -91,7 +97,8 @@ private Q_SLOTS:
         QCOMPARE(readStored(QStringLiteral("inbox/") + QFileInfo(source).fileName()), data);
     }
 
-    void sameChunkToTwoPortsAtOnce() {
+    void sameChunkToTwoPortsAtOnce()
+    {
         const QByteArray data = ServiceHarness::testData(8 << 20, 3);
         const QByteArray id = createUpload(0, QStringLiteral("twice.bin"), data.size(), data.size());
         const QByteArray hash =
@@ -113,7 +120,8 @@ private Q_SLOTS:
         QCOMPARE(readStored(QStringLiteral("twice.bin")), data);
     }
 
-    void twoProcessesShareOneStorageFolder() {
+    void twoProcessesShareOneStorageFolder()
+    {
         ReceiverProcess second(m_storage->path());
         QVERIFY2(second.start(1, {QStringLiteral("--quiet")}), qPrintable(second.errorText()));
         const QUrl secondUrl = second.urls().constFirst();
@@ -143,7 +151,8 @@ private Q_SLOTS:
         QCOMPARE(completeUpload(0, id, ServiceHarness::sha256(data)).json(), done.json());
     }
 
-    void hostilePathsRefusedThenNormalUploadWorks() {
+    void hostilePathsRefusedThenNormalUploadWorks()
+    {
         const QString source = m_storage->path() + QStringLiteral("/../hostile-%1.txt").arg(quintptr(this));
         QFile file(source);
         QVERIFY(file.open(QIODevice::WriteOnly));
@@ -170,7 +179,8 @@ private Q_SLOTS:
         QCOMPARE(readStored(QStringLiteral("after/ok.bin")), data);
     }
 
-    void stopsOnSigterm() {
+    void stopsOnSigterm()
+    {
         QProcess &process = m_receiver->process();
         QSignalSpy finished(&process, &QProcess::finished);
         process.terminate();
@@ -179,7 +189,8 @@ private Q_SLOTS:
         QCOMPARE(process.exitCode(), 0);
     }
 
-    void portInUseIsReported() {
+    void portInUseIsReported()
+    {
         const QString port = QString::number(m_receiver->urls().constFirst().port());
         QProcess second;
         second.start(QStringLiteral(MULTILANE_RECEIVER_BIN),
@@ -192,11 +203,13 @@ private Q_SLOTS:
     }
 
 private:
-    QUrl endpoint(int port, const QByteArray &pathAndQuery) const {
+    QUrl endpoint(int port, const QByteArray &pathAndQuery) const
+    {
         return m_receiver->urls().at(port).resolved(QUrl::fromEncoded(pathAndQuery));
     }
 
-    HttpResult finish(QNetworkReply *reply) {
+    HttpResult finish(QNetworkReply *reply)
+    {
         if (!reply->isFinished()) {
             QSignalSpy finished(reply, &QNetworkReply::finished);
             finished.wait(60000);
@@ -209,13 +222,15 @@ private:
 
     HttpResult get(const QUrl &url) { return finish(m_network.get(QNetworkRequest(url))); }
 
-    HttpResult post(const QUrl &url, const QByteArray &json) {
+    HttpResult post(const QUrl &url, const QByteArray &json)
+    {
         QNetworkRequest request(url);
         request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
         return finish(m_network.post(request, json));
     }
 
-    static QByteArray createBody(const QString &path, qint64 size, qint64 chunkSize) {
+    static QByteArray createBody(const QString &path, qint64 size, qint64 chunkSize)
+    {
         return QJsonDocument(QJsonObject{{QStringLiteral("path"), path},
                                          {QStringLiteral("size"), size},
                                          {QStringLiteral("mtime"), qint64(1700000000000)},
@@ -223,29 +238,34 @@ private:
             .toJson();
     }
 
-    static QByteArray completeBody(const QByteArray &sha256) {
+    static QByteArray completeBody(const QByteArray &sha256)
+    {
         return QJsonDocument(QJsonObject{{QStringLiteral("sha256"), QString::fromLatin1(sha256)}}).toJson();
     }
 
-    QByteArray createUpload(int port, const QString &path, qint64 size, qint64 chunkSize) {
+    QByteArray createUpload(int port, const QString &path, qint64 size, qint64 chunkSize)
+    {
         const HttpResult created = post(endpoint(port, "/v1/uploads"), createBody(path, size, chunkSize));
         return created.status == 201 ? created.json().value(QStringLiteral("id")).toString().toLatin1()
                                      : QByteArray();
     }
 
-    HttpResult putChunk(int port, const QByteArray &id, qint64 index, const QByteArray &chunk) {
+    HttpResult putChunk(int port, const QByteArray &id, qint64 index, const QByteArray &chunk)
+    {
         QNetworkRequest request(endpoint(port, "/v1/uploads/" + id + "/chunks/" + QByteArray::number(index)));
         request.setRawHeader(
             "X-Chunk-Hash", ChunkHash::toHeader(ChunkHash::of(chunk.constData(), std::size_t(chunk.size()))));
         return finish(m_network.put(request, chunk));
     }
 
-    HttpResult completeUpload(int port, const QByteArray &id, const QByteArray &sha256) {
+    HttpResult completeUpload(int port, const QByteArray &id, const QByteArray &sha256)
+    {
         return post(endpoint(port, "/v1/uploads/" + id + "/complete"), completeBody(sha256));
     }
 
     // Runs curl and returns the HTTP status it printed.
-    static QByteArray curl(QStringList arguments) {
+    static QByteArray curl(QStringList arguments)
+    {
         arguments.prepend(QStringLiteral("-sS"));
         arguments << QStringLiteral("-o") << QStringLiteral("/dev/null") << QStringLiteral("-w")
                   << QStringLiteral("%{http_code}");
@@ -256,7 +276,8 @@ private:
         return process.readAllStandardOutput().trimmed();
     }
 
-    QByteArray readStored(const QString &path) const {
+    QByteArray readStored(const QString &path) const
+    {
         QFile file(m_storage->path() + QLatin1Char('/') + path);
         return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
     }

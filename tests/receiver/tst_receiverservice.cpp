@@ -16,12 +16,14 @@ class TestReceiverService : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void init() {
+    void init()
+    {
         m_harness = std::make_unique<ServiceHarness>();
         QVERIFY(m_harness->isValid());
     }
 
-    void health() {
+    void health()
+    {
         const auto reply = m_harness->call("GET", "/v1/health");
         QCOMPARE(reply.status, 200);
         QCOMPARE(reply.json.value(QStringLiteral("protocol")).toInt(), 1);
@@ -29,7 +31,8 @@ private Q_SLOTS:
                  QStringLiteral("multilane-receiver"));
     }
 
-    void unknownRoutes_data() {
+    void unknownRoutes_data()
+    {
         QTest::addColumn<QByteArray>("method");
         QTest::addColumn<QByteArray>("path");
         QTest::newRow("root") << QByteArray("GET") << QByteArray("/");
@@ -39,7 +42,8 @@ private Q_SLOTS:
         QTest::newRow("chunks without index") << QByteArray("PUT") << QByteArray("/v1/uploads/x/chunks");
     }
 
-    void unknownRoutes() {
+    void unknownRoutes()
+    {
         QFETCH(QByteArray, method);
         QFETCH(QByteArray, path);
         const auto reply = m_harness->call(method, path);
@@ -52,7 +56,8 @@ private Q_SLOTS:
                      .isEmpty());
     }
 
-    void probe() {
+    void probe()
+    {
         ServiceRequest request;
         request.method = "GET";
         request.path = "/v1/probe";
@@ -71,7 +76,8 @@ private Q_SLOTS:
         QCOMPARE(m_harness->call("GET", "/v1/probe").errorCode(), QByteArray("bad_request"));
     }
 
-    void createValidates_data() {
+    void createValidates_data()
+    {
         QTest::addColumn<QByteArray>("body");
         QTest::addColumn<QByteArray>("code");
         QTest::newRow("not json") << QByteArray("{") << QByteArray("bad_request");
@@ -106,7 +112,8 @@ private Q_SLOTS:
                                  << QByteArray("bad_path");
     }
 
-    void createValidates() {
+    void createValidates()
+    {
         QFETCH(QByteArray, body);
         QFETCH(QByteArray, code);
         const auto reply = m_harness->call("POST", "/v1/uploads", body);
@@ -114,12 +121,14 @@ private Q_SLOTS:
         QCOMPARE(reply.status, 400);
     }
 
-    void jsonBodyTooLarge() {
+    void jsonBodyTooLarge()
+    {
         const auto reply = m_harness->call("POST", "/v1/uploads", QByteArray(100000, ' '));
         QCOMPARE(reply.status, 413);
     }
 
-    void chunkRequestValidation_data() {
+    void chunkRequestValidation_data()
+    {
         QTest::addColumn<QByteArray>("suffix"); // after /v1/uploads/
         QTest::addColumn<QByteArray>("hashHeader");
         QTest::addColumn<QByteArray>("contentLength"); // empty: none
@@ -150,7 +159,8 @@ private Q_SLOTS:
                                     << QByteArray("4") << 404 << QByteArray("no_such_upload");
     }
 
-    void chunkRequestValidation() {
+    void chunkRequestValidation()
+    {
         QFETCH(QByteArray, suffix);
         QFETCH(QByteArray, hashHeader);
         QFETCH(QByteArray, contentLength);
@@ -174,7 +184,8 @@ private Q_SLOTS:
                  0);
     }
 
-    void bodyEndingEarlyIsLengthMismatch() {
+    void bodyEndingEarlyIsLengthMismatch()
+    {
         const auto created = m_harness->create(QStringLiteral("early.bin"), 8192, 8192);
         const QByteArray id = created.json.value(QStringLiteral("id")).toString().toLatin1();
         const QByteArray data = ServiceHarness::testData(8192);
@@ -196,7 +207,8 @@ private Q_SLOTS:
                  0);
     }
 
-    void wholeFilePut() {
+    void wholeFilePut()
+    {
         const QByteArray data = ServiceHarness::testData(300000);
         auto reply = m_harness->call("PUT", "/v1/files/inbox/report.pdf", data);
         QCOMPARE(reply.status, 201);
@@ -224,7 +236,8 @@ private Q_SLOTS:
         QCOMPARE(reply.errorCode(), QByteArray("conflict"));
     }
 
-    void wholeFileChecksAndLengths() {
+    void wholeFileChecksAndLengths()
+    {
         const QByteArray data = ServiceHarness::testData(5000);
         auto reply =
             m_harness->call("PUT", "/v1/files/x.bin", data, {{"x-content-sha256", QByteArray(64, 'a')}});
@@ -246,7 +259,8 @@ private Q_SLOTS:
             0);
     }
 
-    void hostilePathsRefused_data() {
+    void hostilePathsRefused_data()
+    {
         QTest::addColumn<QByteArray>("path");
         QTest::newRow("parent") << QByteArray("../escape.txt");
         QTest::newRow("parent deeper") << QByteArray("a/../../escape.txt");
@@ -259,7 +273,8 @@ private Q_SLOTS:
         QTest::newRow("invalid utf-8") << QByteArray("\xff\xfe.txt");
     }
 
-    void hostilePathsRefused() {
+    void hostilePathsRefused()
+    {
         QFETCH(QByteArray, path);
         const QStringList before =
             QDir(m_harness->outside()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot);

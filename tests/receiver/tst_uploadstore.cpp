@@ -12,11 +12,13 @@ using namespace multilane;
 
 namespace {
 
-QByteArray idOf(const ServiceHarness::Reply &reply) {
+QByteArray idOf(const ServiceHarness::Reply &reply)
+{
     return reply.json.value(QStringLiteral("id")).toString().toLatin1();
 }
 
-QList<qint64> receivedOf(const ServiceHarness::Reply &reply) {
+QList<qint64> receivedOf(const ServiceHarness::Reply &reply)
+{
     QList<qint64> received;
     for (const QJsonValue &value : reply.json.value(QStringLiteral("received")).toArray())
         received.append(value.toInteger());
@@ -30,12 +32,14 @@ class TestUploadStore : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void init() {
+    void init()
+    {
         m_harness = std::make_unique<ServiceHarness>();
         QVERIFY(m_harness->isValid());
     }
 
-    void createIsIdempotent() {
+    void createIsIdempotent()
+    {
         const auto first = m_harness->create(QStringLiteral("photos/a.jpg"), 10000, 4096);
         QCOMPARE(first.status, 201);
         QCOMPARE(idOf(first).size(), 32);
@@ -56,7 +60,8 @@ private Q_SLOTS:
                 idOf(first));
     }
 
-    void wrongHashIsRefusedAndNotHeld() {
+    void wrongHashIsRefusedAndNotHeld()
+    {
         const QByteArray data = ServiceHarness::testData(4096);
         const QByteArray id = idOf(m_harness->create(QStringLiteral("h.bin"), 4096, 4096));
         QByteArray damaged = data;
@@ -70,7 +75,8 @@ private Q_SLOTS:
         QCOMPARE(m_harness->complete(id, ServiceHarness::sha256(data)).errorCode(), QByteArray("incomplete"));
     }
 
-    void duplicateChunk() {
+    void duplicateChunk()
+    {
         const QByteArray data = ServiceHarness::testData(4096);
         const QByteArray id = idOf(m_harness->create(QStringLiteral("d.bin"), 4096, 4096));
         auto reply = m_harness->putChunk(id, 0, data);
@@ -82,7 +88,8 @@ private Q_SLOTS:
         QCOMPARE(reply.json.value(QStringLiteral("stored")).toBool(), true);
     }
 
-    void completeBeforeAllChunks() {
+    void completeBeforeAllChunks()
+    {
         const QByteArray data = ServiceHarness::testData(5 * 1000);
         const QByteArray id = idOf(m_harness->create(QStringLiteral("i.bin"), data.size(), 1000));
         QCOMPARE(m_harness->putChunk(id, 1, data.mid(1000, 1000)).status, 200);
@@ -95,7 +102,8 @@ private Q_SLOTS:
         QCOMPARE(missing, (QJsonArray{0, 2, 4}));
     }
 
-    void completeTwiceAndCreateAfterDone() {
+    void completeTwiceAndCreateAfterDone()
+    {
         const QByteArray data = ServiceHarness::testData(10000);
         const auto first = m_harness->upload(QStringLiteral("docs/c.bin"), data, 3000);
         QCOMPARE(first.status, 200);
@@ -121,7 +129,8 @@ private Q_SLOTS:
         QCOMPARE(m_harness->readStored(QStringLiteral("docs/c.bin")), data);
     }
 
-    void shaMismatchResetsEveryChunk() {
+    void shaMismatchResetsEveryChunk()
+    {
         const QByteArray data = ServiceHarness::testData(9000);
         const QByteArray id = idOf(m_harness->create(QStringLiteral("s.bin"), data.size(), 3000));
         for (int index = 0; index < 3; ++index)
@@ -133,7 +142,8 @@ private Q_SLOTS:
         QVERIFY(!QFile::exists(m_harness->storage() + QStringLiteral("/s.bin")));
     }
 
-    void conflictPolicies() {
+    void conflictPolicies()
+    {
         const QByteArray original = ServiceHarness::testData(5000, 1);
         const QByteArray newer = ServiceHarness::testData(5000, 2);
         QCOMPARE(m_harness->upload(QStringLiteral("a.txt"), original, 2048).status, 200);
@@ -176,7 +186,8 @@ private Q_SLOTS:
         QVERIFY(!QFile::exists(m_harness->storage() + QStringLiteral("/a (2).txt")));
     }
 
-    void conflictAppearingBeforeCompleteKeepsTheUpload() {
+    void conflictAppearingBeforeCompleteKeepsTheUpload()
+    {
         const QByteArray data = ServiceHarness::testData(3000);
         const QByteArray id = idOf(m_harness->create(QStringLiteral("late.txt"), data.size(), 3000, "fail"));
         QCOMPARE(m_harness->putChunk(id, 0, data).status, 200);
@@ -187,14 +198,16 @@ private Q_SLOTS:
         QCOMPARE(m_harness->readStored(QStringLiteral("late.txt")), data);
     }
 
-    void emptyFile() {
+    void emptyFile()
+    {
         const auto reply = m_harness->upload(QStringLiteral("empty"), QByteArray(""), 1024);
         QCOMPARE(reply.status, 200);
         QVERIFY(QFile::exists(m_harness->storage() + QStringLiteral("/empty")));
         QCOMPARE(QFileInfo(m_harness->storage() + QStringLiteral("/empty")).size(), 0);
     }
 
-    void abort() {
+    void abort()
+    {
         const QByteArray id = idOf(m_harness->create(QStringLiteral("gone.bin"), 5000, 1000));
         QCOMPARE(m_harness->call("DELETE", "/v1/uploads/" + id).status, 200);
         QCOMPARE(m_harness->call("GET", "/v1/uploads/" + id).errorCode(), QByteArray("no_such_upload"));
@@ -204,7 +217,8 @@ private Q_SLOTS:
             0);
     }
 
-    void concurrentWritersOfOneChunk() {
+    void concurrentWritersOfOneChunk()
+    {
         // Two threads opening the records separately take separate OFD locks, as two ports or two
         // processes would: one writes, the other waits and then finds the chunk held.
         const QByteArray data = ServiceHarness::testData(4 << 20);
@@ -223,7 +237,8 @@ private Q_SLOTS:
         QCOMPARE(m_harness->readStored(QStringLiteral("race.bin")), data);
     }
 
-    void numberedNames() {
+    void numberedNames()
+    {
         QCOMPARE(FilePlacer::numberedName(QStringLiteral("a/b.txt"), 2), QStringLiteral("a/b (2).txt"));
         QCOMPARE(FilePlacer::numberedName(QStringLiteral("a.b/c"), 1), QStringLiteral("a.b/c (1)"));
         QCOMPARE(FilePlacer::numberedName(QStringLiteral(".bashrc"), 1), QStringLiteral(".bashrc (1)"));
