@@ -1,5 +1,9 @@
-// `multilane`: the headless front end. (The desktop window arrives with the GUI issue.)
+// `multilane`: the headless front end (upload, resume, status). The desktop window arrives with
+// the GUI issue.
 #include "CommandLine.h"
+#include "ResumeCommand.h"
+#include "ResumeJournal.h"
+#include "SignalWatcher.h"
 #include "UploadCommand.h"
 
 #include <QCoreApplication>
@@ -34,11 +38,48 @@ int main(int argc, char *argv[])
         out.write(QStringLiteral("multilane %1\n").arg(QCoreApplication::applicationVersion()).toUtf8());
         return 0;
     case CommandLine::Command::Upload:
+    case CommandLine::Command::Resume:
+    case CommandLine::Command::Status:
         break;
     }
 
-    UploadCommand command(parsed.upload, out, err, isatty(STDERR_FILENO) != 0);
-    QObject::connect(&command, &UploadCommand::finished, &app, &QCoreApplication::exit);
-    command.start();
-    return app.exec();
+    const UploadRequest &request = parsed.upload;
+    const QString stateDir = request.stateDir.isEmpty() ? ResumeJournal::defaultDirectory() : request.stateDir;
+    ResumeJournal journal(stateDir);
+    if (parsed.command == CommandLine::Command::Status)
+        return ResumeCommand::printStatus(journal, request.json, out, err);
+
+    const bool terminal = isatty(STDERR_FILENO) != 0;
+    const std::optional<QString> journalProblem = journal.open();
+    if (journalProblem) {
+        if (parsed.command == CommandLine::Command::Resume) {
+            err.write(QStringLiteral("multilane: cannot open the resume journal: %1\n").arg(*journalProblem).toUtf8());
+            return 1;
+        }
+        err.write(QStringLiteral("warning: no resume journal (%1); this upload cannot be resumed after a crash\n")
+                      .arg(*journalProblem)
+                      .toUtf8());
+    }
+    for (const QString &warning : journal.state().warnings) {
+        if (parsed.command == CommandLine::Command::Upload)
+            err.write(QStringLiteral("warning: %1\n").arg(warning).toUtf8());
+    }
+    ResumeJournal *journalIfOpen = journal.isOpen() ? &journal : nullptr;
+
+    SignalWatcher interruptions;
+    int exitCode = 0;
+    if (parsed.command == CommandLine::Command::Resume) {
+        ResumeCommand command(request, journal, out, err, terminal);
+        QObject::connect(&interruptions, &SignalWatcher::interrupted, &command, &ResumeCommand::interrupt);
+        QObject::connect(&command, &ResumeCommand::finished, &app, &QCoreApplication::exit);
+        command.start();
+        exitCode = app.exec();
+    } else {
+        UploadCommand command(request, journalIfOpen, out, err, terminal);
+        QObject::connect(&interruptions, &SignalWatcher::interrupted, &command, &UploadCommand::interrupt);
+        QObject::connect(&command, &UploadCommand::finished, &app, &QCoreApplication::exit);
+        command.start();
+        exitCode = app.exec();
+    }
+    return exitCode;
 }

@@ -5,6 +5,7 @@
 
 #include <QCommandLineParser>
 #include <QProcessEnvironment>
+#include <QRegularExpression>
 
 namespace multilane::CommandLine {
 
@@ -18,6 +19,8 @@ QString mainHelp()
         "\n"
         "Commands:\n"
         "  upload     send files and folders (multilane upload --help for its options)\n"
+        "  resume     continue every unfinished upload (after Ctrl-C, a crash or a reboot)\n"
+        "  status     list unfinished uploads (--json for scripts)\n"
         "  help       show this text\n"
         "  version    show the version\n"
         "\n"
@@ -60,8 +63,9 @@ Result parse(const QStringList &arguments)
         result.command = Command::Version;
         return result;
     }
-    if (arguments.at(1) != QLatin1String("upload")) {
-        result.error = QStringLiteral("unknown command '%1'\n\n").arg(arguments.at(1)) + mainHelp();
+    const QString command = arguments.at(1);
+    if (command != QLatin1String("upload") && command != QLatin1String("resume") && command != QLatin1String("status")) {
+        result.error = QStringLiteral("unknown command '%1'\n\n").arg(command) + mainHelp();
         return result;
     }
 
@@ -95,22 +99,67 @@ Result parse(const QStringList &arguments)
                                   QStringLiteral("Write one JSON event per line on stdout."));
     const QCommandLineOption quiet({QStringLiteral("q"), QStringLiteral("quiet")},
                                    QStringLiteral("No progress on stderr; errors and the summary only."));
-    parser.addOptions({help, endpoint, endpointsFile, connections, chunkSize, dest, token, onConflict, json, quiet});
-    parser.addPositionalArgument(QStringLiteral("PATH"), QStringLiteral("Files and folders to send."),
-                                 QStringLiteral("PATH..."));
+    const QCommandLineOption stateDir(QStringLiteral("state-dir"),
+                                      QStringLiteral("Keep the resume journal in DIR (default: "
+                                                     "$XDG_STATE_HOME/multilane)."),
+                                      QStringLiteral("DIR"));
+    const QCommandLineOption maxOffline(QStringLiteral("max-offline"),
+                                        QStringLiteral("Give up when no endpoint answers for this long, e.g. 90s, "
+                                                       "10m (default: wait for the network)."),
+                                        QStringLiteral("DURATION"));
+    const QCommandLineOption onChange(QStringLiteral("on-change"),
+                                      QStringLiteral("resume: a source file changed since it was started is sent "
+                                                     "again from zero (restart, default) or refused (fail)."),
+                                      QStringLiteral("restart|fail"), QStringLiteral("restart"));
+    if (command == QLatin1String("upload")) {
+        parser.addOptions({help, endpoint, endpointsFile, connections, chunkSize, dest, token, onConflict, json,
+                           quiet, stateDir, maxOffline});
+        parser.addPositionalArgument(QStringLiteral("PATH"), QStringLiteral("Files and folders to send."),
+                                     QStringLiteral("PATH..."));
+    } else if (command == QLatin1String("resume")) {
+        parser.setApplicationDescription(QStringLiteral("Continue every unfinished upload from the journal."));
+        parser.addOptions({help, json, quiet, stateDir, maxOffline, onChange, token});
+    } else {
+        parser.setApplicationDescription(QStringLiteral("List unfinished uploads."));
+        parser.addOptions({help, json, stateDir});
+    }
 
-    QStringList uploadArguments = arguments;
-    uploadArguments.removeAt(1);
-    if (!parser.parse(uploadArguments))
+    QStringList commandArguments = arguments;
+    commandArguments.removeAt(1);
+    if (!parser.parse(commandArguments))
         return usageError(parser.errorText());
     if (parser.isSet(help)) {
         result.command = Command::Help;
-        result.helpText = uploadHelp(parser);
+        result.helpText = command == QLatin1String("upload") ? uploadHelp(parser) : parser.helpText();
+        return result;
+    }
+
+    UploadRequest &request = result.upload;
+    request.stateDir = parser.value(stateDir);
+    request.json = parser.isSet(json);
+    if (command == QLatin1String("status")) {
+        result.command = Command::Status;
+        return result;
+    }
+    request.quiet = parser.isSet(quiet);
+    if (parser.isSet(maxOffline)) {
+        const std::optional<qint64> ms = parseDuration(parser.value(maxOffline));
+        if (!ms || *ms <= 0)
+            return usageError(QStringLiteral("--max-offline takes a duration such as 90s, 10m or 1h, not '%1'")
+                                  .arg(parser.value(maxOffline)));
+        request.transfer.maxOfflineMs = *ms;
+    }
+    if (command == QLatin1String("resume")) {
+        result.command = Command::Resume;
+        const QString change = parser.value(onChange);
+        if (change != QLatin1String("restart") && change != QLatin1String("fail"))
+            return usageError(QStringLiteral("--on-change takes restart or fail, not '%1'").arg(change));
+        request.restartChangedFiles = change == QLatin1String("restart");
+        request.tokenOverride = parser.value(token).toUtf8();
         return result;
     }
 
     result.command = Command::Upload;
-    UploadRequest &request = result.upload;
     for (const QString &url : parser.values(endpoint)) {
         Parsed<Endpoint> parsed = EndpointParser::fromUrl(url);
         if (!parsed.value)
@@ -174,9 +223,25 @@ Result parse(const QStringList &arguments)
         return usageError(QStringLiteral("--on-conflict takes rename, overwrite, skip or fail, not '%1'")
                               .arg(parser.value(onConflict)));
     request.transfer.onConflict = *policy;
-    request.json = parser.isSet(json);
-    request.quiet = parser.isSet(quiet);
     return result;
+}
+
+std::optional<qint64> parseDuration(const QString &text)
+{
+    static const QRegularExpression pattern(QStringLiteral("^\\s*(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|h)?\\s*$"));
+    const QRegularExpressionMatch match = pattern.match(text);
+    if (!match.hasMatch())
+        return std::nullopt;
+    const double value = match.captured(1).toDouble();
+    const QString unit = match.captured(2);
+    double ms = value * 1000.0;
+    if (unit == QLatin1String("ms"))
+        ms = value;
+    else if (unit == QLatin1String("m"))
+        ms = value * 60000.0;
+    else if (unit == QLatin1String("h"))
+        ms = value * 3600000.0;
+    return qint64(ms);
 }
 
 } // namespace multilane::CommandLine

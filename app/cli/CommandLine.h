@@ -16,13 +16,16 @@ struct UploadRequest {
     bool connectionsFixed = false;
     bool json = false;
     bool quiet = false;
+    QString stateDir;            // the resume journal's folder; empty: the default
+    QByteArray tokenOverride;    // resume --token: for endpoints whose token was not journaled
+    bool restartChangedFiles = true; // resume: a changed source starts over (--on-change restart)
 };
 
 // Parses the command line of the headless front end. Errors are values with a message that
 // says what to type instead; --help text is returned, not printed.
 namespace CommandLine {
 
-enum class Command { Help, Version, Upload };
+enum class Command { Help, Version, Upload, Resume, Status };
 
 struct Result {
     Command command = Command::Help;
@@ -33,6 +36,8 @@ struct Result {
 
 Result parse(const QStringList &arguments);
 QString mainHelp();
+// "90", "30s", "5m", "2h" -> milliseconds
+std::optional<qint64> parseDuration(const QString &text);
 
 } // namespace CommandLine
 } // namespace multilane

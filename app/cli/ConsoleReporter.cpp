@@ -82,7 +82,8 @@ void ConsoleReporter::printLine(const QString &line)
     clearBar();
     m_err.write(line.toUtf8() + '\n');
     m_err.flush();
-    m_lastDrawMs = -1; // redraw the bar right away
+    if (m_terminal)
+        m_lastDrawMs = -1; // redraw the bar right away
 }
 
 void ConsoleReporter::printSummary(const TransferProgress &p)

@@ -57,6 +57,11 @@ void JsonEventWriter::writeError(const QString &message, const QString &path)
     write(event);
 }
 
+void JsonEventWriter::writeState(const QString &state)
+{
+    write({{QStringLiteral("event"), QStringLiteral("state")}, {QStringLiteral("state"), state}});
+}
+
 void JsonEventWriter::writeSummary(const TransferProgress &p, const QJsonArray &endpoints)
 {
     const double seconds = double(p.elapsedMs) / 1000.0;

@@ -20,6 +20,8 @@ public:
 
     void attach(const TransferScheduler &scheduler);
     void writeError(const QString &message, const QString &path = {});
+    // {"event":"state","state":"waitingForNetwork"|"online"}
+    void writeState(const QString &state);
     void writeSummary(const TransferProgress &progress, const QJsonArray &endpoints);
 
 private:

@@ -5,19 +5,22 @@
 #include "EndpointPool.h"
 #include "HealthCheck.h"
 #include "JsonEventWriter.h"
+#include "ResumeJournal.h"
 #include "SourceScanner.h"
 #include "TransferScheduler.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QDateTime>
 #include <QTimer>
 
 namespace multilane {
 
-UploadCommand::UploadCommand(const UploadRequest &request, QFile &out, QFile &err, bool errIsTerminal,
-                             QObject *parent)
+UploadCommand::UploadCommand(const UploadRequest &request, ResumeJournal *journal, QFile &out, QFile &err,
+                             bool errIsTerminal, QObject *parent)
     : QObject(parent)
     , m_request(request)
+    , m_journal(journal)
     , m_console(std::make_unique<ConsoleReporter>(err, errIsTerminal, request.quiet))
 {
     if (request.json)
@@ -39,9 +42,66 @@ void UploadCommand::start()
         finish(m_scanErrors > 0 ? 1 : 0);
         return;
     }
+    if (m_journal) {
+        JournalBatch batch;
+        batch.createdMs = QDateTime::currentMSecsSinceEpoch();
+        batch.endpoints = m_request.endpoints;
+        batch.connections = m_request.connectionsFixed ? m_request.transfer.connections : 0;
+        batch.chunkSize = m_request.transfer.chunkSize;
+        batch.onConflict = m_request.transfer.onConflict;
+        batch.destination = m_request.destination;
+        m_batchId = m_journal->addBatch(batch);
+        for (const SourceFile &file : std::as_const(m_files))
+            m_journal->addFile(m_batchId, file);
+    }
+    checkEndpoints();
+}
+
+void UploadCommand::startResumed(const QList<SourceFile> &files, const QString &batchId)
+{
+    m_files = files;
+    m_batchId = batchId;
+    checkEndpoints();
+}
+
+void UploadCommand::checkEndpoints()
+{
     m_health = std::make_unique<HealthCheck>(m_healthManager);
     connect(m_health.get(), &HealthCheck::finished, this, &UploadCommand::onHealthChecked);
     m_health->check(m_request.endpoints);
+}
+
+void UploadCommand::interrupt()
+{
+    if (m_finishing)
+        return;
+    if (m_scheduler)
+        m_scheduler->pause();
+    if (m_journal)
+        m_journal->flush();
+    m_console->printLine(m_journal ? QStringLiteral("paused; run 'multilane resume' to continue where it stopped")
+                                   : QStringLiteral("stopped"));
+    if (m_json)
+        m_json->writeError(QStringLiteral("interrupted"));
+    finish(130);
+}
+
+void UploadCommand::attachJournal()
+{
+    if (!m_journal)
+        return;
+    for (int id = 0; id < m_scheduler->jobCount(); ++id)
+        m_journalKeys.insert(id, ResumeJournal::keyFor(m_scheduler->job(id).source()));
+    connect(m_scheduler.get(), &TransferScheduler::uploadAttached, this, [this](int id) {
+        const TransferJob &job = m_scheduler->job(id);
+        m_journal->setUpload(m_journalKeys.value(id), job.uploadId(), job.planner().chunkSize());
+    });
+    connect(m_scheduler.get(), &TransferScheduler::chunkAcknowledged, this,
+            [this](int id, int chunk) { m_journal->acknowledgeChunk(m_journalKeys.value(id), chunk); });
+    connect(m_scheduler.get(), &TransferScheduler::fileFinished, this, [this](int id) {
+        if (!m_scheduler->job(id).isResumable())
+            m_journal->endFile(m_journalKeys.value(id));
+    });
 }
 
 void UploadCommand::onHealthChecked(const QList<std::optional<QString>> &problems)
@@ -75,8 +135,16 @@ void UploadCommand::onHealthChecked(const QList<std::optional<QString>> &problem
     m_console->attach(*m_scheduler);
     if (m_json)
         m_json->attach(*m_scheduler);
+    connect(m_scheduler.get(), &TransferScheduler::onlineChanged, this, [this](bool online) {
+        m_console->printLine(online ? QStringLiteral("an endpoint answers again; continuing")
+                                    : QStringLiteral("waiting for network: no endpoint answers; retrying on its own "
+                                                     "(Ctrl-C pauses, 'multilane resume' continues later)"));
+        if (m_json)
+            m_json->writeState(online ? QStringLiteral("online") : QStringLiteral("waitingForNetwork"));
+    });
     connect(m_scheduler.get(), &TransferScheduler::finished, this, &UploadCommand::onTransferFinished);
     m_scheduler->addFiles(m_files);
+    attachJournal();
     m_scheduler->start();
 }
 
@@ -107,6 +175,11 @@ void UploadCommand::reportError(const QString &message, const QString &path)
 
 void UploadCommand::finish(int exitCode)
 {
+    if (m_finishing)
+        return;
+    m_finishing = true;
+    if (m_journal)
+        m_journal->flush();
     // Queued, so a caller connecting after start() still hears it.
     QTimer::singleShot(0, this, [this, exitCode] { Q_EMIT finished(exitCode); });
 }

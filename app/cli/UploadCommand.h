@@ -3,6 +3,7 @@
 #include "CommandLine.h"
 
 #include <QFile>
+#include <QHash>
 #include <QNetworkAccessManager>
 #include <QObject>
 #include <memory>
@@ -13,29 +14,43 @@ class ConsoleReporter;
 class EndpointPool;
 class HealthCheck;
 class JsonEventWriter;
+class ResumeJournal;
 class TransferScheduler;
 
-// `multilane upload`: scans the paths, checks the endpoints, runs the transfer and reports.
-// Emits finished(exitCode): 0 all verified or skipped as identical, 1 anything failed.
+// `multilane upload`: scans the paths, records them in the resume journal, checks the endpoints,
+// runs the transfer and reports. Emits finished(exitCode): 0 all verified or skipped as
+// identical, 1 anything failed, 130 interrupted (paused; `multilane resume` continues).
 class UploadCommand : public QObject {
     Q_OBJECT
 public:
-    UploadCommand(const UploadRequest &request, QFile &out, QFile &err, bool errIsTerminal,
+    // journal may be null (no journal: nothing to resume from).
+    UploadCommand(const UploadRequest &request, ResumeJournal *journal, QFile &out, QFile &err, bool errIsTerminal,
                   QObject *parent = nullptr);
     ~UploadCommand() override;
 
+    // Sends request.paths, as a new batch in the journal.
     void start();
+    // Sends files an earlier run journaled in batchId (multilane resume).
+    void startResumed(const QList<SourceFile> &files, const QString &batchId);
+    // Ctrl-C: pause, flush the journal, say how to go on, finish with 130.
+    void interrupt();
 
 Q_SIGNALS:
     void finished(int exitCode);
 
 private:
+    void checkEndpoints();
     void onHealthChecked(const QList<std::optional<QString>> &problems);
+    void attachJournal();
     void onTransferFinished();
     void reportError(const QString &message, const QString &path = {});
     void finish(int exitCode);
 
     UploadRequest m_request;
+    ResumeJournal *m_journal;
+    QString m_batchId;
+    QHash<int, QString> m_journalKeys; // job id -> journal key
+    bool m_finishing = false;
     QNetworkAccessManager m_healthManager;
     std::unique_ptr<HealthCheck> m_health;
     std::unique_ptr<EndpointPool> m_pool;

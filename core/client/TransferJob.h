@@ -71,6 +71,9 @@ public:
     void setRemotePath(const QString &path) { m_remotePath = path; }
     const QString &error() const { return m_error; }
     void setError(const QString &error) { m_error = error; }
+    // Failed, but `multilane resume` may well finish it later (network, receiver trouble).
+    bool isResumable() const { return m_resumable; }
+    void setResumable(bool resumable) { m_resumable = resumable; }
 
     // Job-level retries (create, complete, single-request upload).
     int bumpAttempts() { return ++m_attempts; }
@@ -98,6 +101,7 @@ private:
     QString m_remotePath;
     QString m_error;
     int m_attempts = 0;
+    bool m_resumable = false;
 };
 
 } // namespace multilane

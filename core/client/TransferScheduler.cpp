@@ -456,7 +456,8 @@ void TransferScheduler::onChunkReply(TransferJob &job, const InFlight &request, 
                   QStringLiteral("chunk %1 failed after %2 attempts: %3")
                       .arg(request.chunk)
                       .arg(attempts)
-                      .arg(describe(error, request.lease)));
+                      .arg(describe(error, request.lease)),
+                  error.isRetriable());
         return;
     }
     // A corrupted chunk is re-read and re-hashed; anything else keeps its checksum.
@@ -553,7 +554,8 @@ void TransferScheduler::retryJobLater(TransferJob &job, const QString &what)
 {
     const int attempts = job.bumpAttempts();
     if (attempts >= m_options.maxAttempts && m_monitor.isOnline()) {
-        finishJob(job, TransferState::Failed, QStringLiteral("gave up after %1 attempts: %2").arg(attempts).arg(what));
+        finishJob(job, TransferState::Failed, QStringLiteral("gave up after %1 attempts: %2").arg(attempts).arg(what),
+                  true);
         return;
     }
     job.requestInFlight = true; // nothing else for this job until the delay is over
@@ -564,7 +566,7 @@ void TransferScheduler::retryJobLater(TransferJob &job, const QString &what)
     });
 }
 
-void TransferScheduler::finishJob(TransferJob &job, TransferState state, const QString &error)
+void TransferScheduler::finishJob(TransferJob &job, TransferState state, const QString &error, bool resumable)
 {
     if (state != TransferState::Failed) {
         // Whatever path it took (chunks, one request, found identical), the file now counts whole.
@@ -573,6 +575,7 @@ void TransferScheduler::finishJob(TransferJob &job, TransferState state, const Q
     }
     job.setState(state);
     job.setError(error);
+    job.setResumable(state == TransferState::Failed && resumable);
     job.requestInFlight = false;
     m_active.removeOne(job.id());
     if (m_roundRobin >= m_active.size())
@@ -661,7 +664,7 @@ void TransferScheduler::failEverything(const QString &why)
         m_active.append(m_nextQueued++);
     const QList<int> active = m_active;
     for (int id : active)
-        finishJob(m_jobs[std::size_t(id)], TransferState::Failed, why);
+        finishJob(m_jobs[std::size_t(id)], TransferState::Failed, why, true);
     pump();
 }
 

@@ -129,7 +129,9 @@ private:
     void cancelRequests(int jobId); // -1: every job
     void onOnlineChanged(bool online);
     void failEverything(const QString &why);
-    void finishJob(TransferJob &job, TransferState state, const QString &error = {});
+    // resumable: the failure was the network's or the receiver's passing trouble, so the file
+    // stays in the resume journal; otherwise (a conflict, a bad name) retrying cannot help.
+    void finishJob(TransferJob &job, TransferState state, const QString &error = {}, bool resumable = false);
     bool sourceChanged(const TransferJob &job) const;
     int retryDelayMs(int attempt) const;
     QString describe(const ApiError &error, const EndpointLease &lease) const;

@@ -39,6 +39,7 @@ void TcpProxy::onNewConnection()
             }
             *forwarded += data.size();
             upstream->write(data);
+            Q_EMIT forwardedUpstream(m_bytesUpstream);
         });
         connect(upstream, &QTcpSocket::readyRead, client, [client, upstream] { client->write(upstream->readAll()); });
         connect(client, &QTcpSocket::disconnected, upstream, &QTcpSocket::disconnectFromHost);

@@ -18,6 +18,9 @@ public:
     qint64 bytesUpstream() const { return m_bytesUpstream; }
     int openConnections() const { return m_openConnections; }
 
+Q_SIGNALS:
+    void forwardedUpstream(qint64 total);
+
 private:
     void onNewConnection();
 

@@ -1,0 +1,50 @@
+#pragma once
+
+#include "CommandLine.h"
+
+#include <QFile>
+#include <QList>
+#include <QObject>
+#include <memory>
+
+namespace multilane {
+
+class ResumeJournal;
+class UploadCommand;
+struct JournalBatch;
+
+// `multilane resume`: continues every unfinished upload in the journal, one recorded batch after
+// the other, each with the endpoints and options it was started with. A source file that changed
+// since is sent again from zero (or refused with --on-change fail), never stitched from two
+// versions. Emits finished(exitCode) like `upload`.
+class ResumeCommand : public QObject {
+    Q_OBJECT
+public:
+    ResumeCommand(const UploadRequest &options, ResumeJournal &journal, QFile &out, QFile &err, bool errIsTerminal,
+                  QObject *parent = nullptr);
+    ~ResumeCommand() override;
+
+    void start();
+    void interrupt();
+
+    // `multilane status`: what is unfinished, as text or JSON. Returns the exit code.
+    static int printStatus(const ResumeJournal &journal, bool json, QFile &out, QFile &err);
+
+Q_SIGNALS:
+    void finished(int exitCode);
+
+private:
+    void runNextBatch();
+    UploadRequest requestFor(const JournalBatch &batch) const;
+
+    UploadRequest m_options;
+    ResumeJournal &m_journal;
+    QFile &m_out;
+    QFile &m_err;
+    bool m_errIsTerminal;
+    QList<JournalBatch> m_batches;
+    std::unique_ptr<UploadCommand> m_current;
+    int m_worstExit = 0;
+};
+
+} // namespace multilane
