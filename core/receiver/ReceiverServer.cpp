@@ -3,6 +3,7 @@
 #include "HttpBridge.h"
 
 #include <arpa/inet.h>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <netdb.h>
@@ -55,6 +56,7 @@ struct ReceiverServer::Listener {
     httplib::Server http;
     ListenAddress address;
     std::thread thread;
+    std::atomic<bool> finished = false;
 };
 
 ReceiverServer::ReceiverServer(ReceiverService &service)
@@ -143,10 +145,13 @@ std::optional<QString> ReceiverServer::start(const QList<ListenAddress> &address
 
 void ReceiverServer::launch(Listener &listener)
 {
-    listener.thread = std::thread([server = &listener.http] { server->listen_after_bind(); });
+    listener.thread = std::thread([&listener] {
+        listener.http.listen_after_bind();
+        listener.finished = true;
+    });
     // httplib's stop() does nothing until the accept loop runs, so a stop() right after start()
     // would otherwise leave a thread serving forever.
-    while (!listener.http.is_running())
+    while (!listener.http.is_running() && !listener.finished)
         std::this_thread::yield();
 }
 
