@@ -13,9 +13,9 @@
 #include <QSet>
 
 #include <algorithm>
-#include <climits>
 #include <array>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -61,8 +61,8 @@ bool isPlainKey(const QString &key)
     if (key.isEmpty() || key.size() > 128)
         return false;
     return std::all_of(key.begin(), key.end(), [](QChar c) {
-        return (c >= u'0' && c <= u'9') || (c >= u'a' && c <= u'z') || (c >= u'A' && c <= u'Z') || c == u'-'
-            || c == u'_';
+        return (c >= u'0' && c <= u'9') || (c >= u'a' && c <= u'z') || (c >= u'A' && c <= u'Z') ||
+               c == u'-' || c == u'_';
     });
 }
 
@@ -126,9 +126,12 @@ QJsonObject batchRecord(const JournalBatch &batch)
 
 QJsonObject fileRecord(const QString &batchId, const QString &key, const SourceFile &source)
 {
-    return {{QStringLiteral("t"), QStringLiteral("file")},    {QStringLiteral("batch"), batchId},
-            {QStringLiteral("key"), key},                      {QStringLiteral("path"), source.localPath},
-            {QStringLiteral("dest"), source.destinationPath}, {QStringLiteral("size"), source.size},
+    return {{QStringLiteral("t"), QStringLiteral("file")},
+            {QStringLiteral("batch"), batchId},
+            {QStringLiteral("key"), key},
+            {QStringLiteral("path"), source.localPath},
+            {QStringLiteral("dest"), source.destinationPath},
+            {QStringLiteral("size"), source.size},
             {QStringLiteral("mtime"), source.mtimeMs}};
 }
 
@@ -380,8 +383,7 @@ QByteArray ResumeJournal::Model::compacted() const
 ResumeJournal::ResumeJournal(const QString &directory)
     : m_directory(QDir::cleanPath(QDir(directory).absolutePath()))
     , m_model(std::make_unique<Model>())
-{
-}
+{}
 
 ResumeJournal::~ResumeJournal()
 {
@@ -454,14 +456,15 @@ ResumeJournal::Snapshot ResumeJournal::load() const
         const qsizetype newline = bytes.indexOf('\n', position);
         const qsizetype end = newline < 0 ? bytes.size() : newline + 1;
         // A line without its '\n' is a write that a kill cut short, even if it happens to parse.
-        const std::optional<QJsonObject> record
-            = newline < 0 ? std::nullopt : decode(QByteArrayView(bytes).sliced(position, newline - position));
+        const std::optional<QJsonObject> record =
+            newline < 0 ? std::nullopt : decode(QByteArrayView(bytes).sliced(position, newline - position));
         if (!record) {
             // Everything after a damaged record is ignored: it may depend on what was lost.
             const qsizetype after = bytes.size() - end;
             model.warnings.append(
-                QStringLiteral("journal.log: ignored a damaged record at byte %1%2; the uploads it described will "
-                               "be checked with the receivers")
+                QStringLiteral(
+                    "journal.log: ignored a damaged record at byte %1%2; the uploads it described will "
+                    "be checked with the receivers")
                     .arg(position)
                     .arg(after > 0 ? QStringLiteral(" (and %1 bytes after it)").arg(after) : QString()));
             break;
@@ -473,10 +476,11 @@ ResumeJournal::Snapshot ResumeJournal::load() const
         position = end;
     }
     if (unknown > 0) {
-        model.warnings.append(QStringLiteral("journal.log: skipped %1 record(s) this version does not understand, "
-                                             "the first at byte %2")
-                                  .arg(unknown)
-                                  .arg(firstUnknown));
+        model.warnings.append(
+            QStringLiteral("journal.log: skipped %1 record(s) this version does not understand, "
+                           "the first at byte %2")
+                .arg(unknown)
+                .arg(firstUnknown));
     }
     return model.view();
 }
@@ -497,8 +501,9 @@ std::optional<QString> ResumeJournal::open()
         const int error = errno;
         close();
         if (error == EWOULDBLOCK) {
-            return QStringLiteral("another multilane process is using the resume journal in %1 — let it finish "
-                                  "or pass another --state-dir")
+            return QStringLiteral(
+                       "another multilane process is using the resume journal in %1 — let it finish "
+                       "or pass another --state-dir")
                 .arg(m_directory);
         }
         return QStringLiteral("cannot lock %1: %2").arg(lockPath, systemError(error));
@@ -524,8 +529,8 @@ std::optional<QString> ResumeJournal::open()
         return QStringLiteral("cannot write %1: %2").arg(compactPath, systemError(error));
     }
     // The log holds endpoint tokens: 0600 even if an older file had wider permissions.
-    if (::fchmod(fd, 0600) != 0 || !writeAll(fd, compacted) || ::fsync(fd) != 0
-        || ::rename(encodedPath(compactPath).constData(), encodedPath(logPath()).constData()) != 0) {
+    if (::fchmod(fd, 0600) != 0 || !writeAll(fd, compacted) || ::fsync(fd) != 0 ||
+        ::rename(encodedPath(compactPath).constData(), encodedPath(logPath()).constData()) != 0) {
         const int error = errno;
         ::close(fd);
         ::unlink(encodedPath(compactPath).constData());
@@ -578,11 +583,11 @@ QString ResumeJournal::addBatch(JournalBatch batch)
 {
     if (batch.createdMs <= 0)
         batch.createdMs = QDateTime::currentMSecsSinceEpoch();
-    const QString stamp = QDateTime::fromMSecsSinceEpoch(batch.createdMs, Qt::UTC)
-                              .toString(QStringLiteral("yyyyMMdd-HHmmss"));
+    const QString stamp =
+        QDateTime::fromMSecsSinceEpoch(batch.createdMs, Qt::UTC).toString(QStringLiteral("yyyyMMdd-HHmmss"));
     do {
-        batch.id = stamp + u'-'
-            + QString::number(QRandomGenerator::global()->generate(), 16).rightJustified(8, u'0');
+        batch.id = stamp + u'-' +
+                   QString::number(QRandomGenerator::global()->generate(), 16).rightJustified(8, u'0');
     } while (m_model->batches.contains(batch.id));
     m_model->addBatch(batch);
     appendRecord(compactJson(batchRecord(batch)));
@@ -622,7 +627,8 @@ void ResumeJournal::endFile(const QString &key)
     if (!m_model->files.remove(key))
         return;
     m_model->dirty = true;
-    appendRecord(compactJson(QJsonObject{{QStringLiteral("t"), QStringLiteral("end")}, {QStringLiteral("key"), key}}));
+    appendRecord(
+        compactJson(QJsonObject{{QStringLiteral("t"), QStringLiteral("end")}, {QStringLiteral("key"), key}}));
 }
 
 std::optional<QString> ResumeJournal::flush()
