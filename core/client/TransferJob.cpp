@@ -19,13 +19,16 @@ QString transferStateName(TransferState state)
         return QStringLiteral("skipped");
     case TransferState::Failed:
         return QStringLiteral("failed");
+    case TransferState::Cancelled:
+        return QStringLiteral("cancelled");
     }
     return {};
 }
 
 bool isTerminal(TransferState state)
 {
-    return state == TransferState::Done || state == TransferState::Skipped || state == TransferState::Failed;
+    return state == TransferState::Done || state == TransferState::Skipped || state == TransferState::Failed
+        || state == TransferState::Cancelled;
 }
 
 TransferJob::TransferJob(int id, const SourceFile &source, qint64 chunkSize)
@@ -55,6 +58,11 @@ void TransferJob::attachUpload(const QString &uploadId, qint64 chunkSize, const 
         if (!m_acked.at(index))
             m_pending.append(index);
     }
+}
+
+void TransferJob::resetForRetry()
+{
+    *this = TransferJob(m_id, m_source, m_planner.chunkSize());
 }
 
 int TransferJob::takePendingChunk()

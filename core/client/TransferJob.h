@@ -19,6 +19,7 @@ enum class TransferState {
     Done,
     Skipped,    // identical file already there, or --on-conflict skip
     Failed,
+    Cancelled,  // by the user; retry() queues it again
 };
 QString transferStateName(TransferState state);
 bool isTerminal(TransferState state);
@@ -60,7 +61,12 @@ public:
     int bumpChunkAttempts(int index) { return ++m_chunkAttempts[index]; }
 
     qint64 acknowledgedBytes() const { return m_acknowledgedBytes; }
+    // What requests in flight have sent so far, for a smooth per-file progress bar.
+    qint64 bytesInFlight() const { return m_bytesInFlight; }
+    void addBytesInFlight(qint64 delta) { m_bytesInFlight += delta; }
     void markAllAcknowledged() { m_acknowledgedBytes = m_source.size; }
+    // Back to the start for retry(): nothing attached, nothing acknowledged, no error.
+    void resetForRetry();
 
     // Whole-file SHA-256, computed in the background.
     const QByteArray &sha256() const { return m_sha256; }
@@ -97,6 +103,7 @@ private:
     QHash<int, int> m_chunkAttempts;
     int m_acknowledged = 0;
     qint64 m_acknowledgedBytes = 0;
+    qint64 m_bytesInFlight = 0;
     QByteArray m_sha256;
     QString m_remotePath;
     QString m_error;

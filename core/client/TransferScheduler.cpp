@@ -99,7 +99,19 @@ void TransferScheduler::emitProgress()
 {
     const qint64 now = m_clock.elapsed();
     m_rate.addSample(now, m_bytesSent);
+    if (!m_dirtyJobs.isEmpty()) {
+        QList<int> changed(m_dirtyJobs.begin(), m_dirtyJobs.end());
+        std::sort(changed.begin(), changed.end());
+        m_dirtyJobs.clear();
+        Q_EMIT jobsChanged(changed);
+    }
     Q_EMIT progressChanged(progress());
+}
+
+qint64 TransferScheduler::jobBytesDone(int id) const
+{
+    const TransferJob &job = m_jobs.at(std::size_t(id));
+    return std::min(job.source().size, job.acknowledgedBytes() + job.bytesInFlight());
 }
 
 // ---- choosing the next piece of work --------------------------------------------------------
@@ -123,7 +135,7 @@ void TransferScheduler::pump()
     startChunkHashing();
     m_pumping = false;
 
-    if (!m_finished && m_active.isEmpty() && m_nextQueued >= int(m_jobs.size())) {
+    if (!m_finished && m_active.isEmpty() && m_retryQueue.isEmpty() && m_nextQueued >= int(m_jobs.size())) {
         m_finished = true;
         m_progressTimer.stop();
         emitProgress(); // the final 100% always goes out
@@ -136,8 +148,10 @@ void TransferScheduler::activateQueuedJobs()
     // Enough open files that every connection has work even when files are tiny, but bounded
     // so a folder of 100 000 files does not open 100 000 uploads at once.
     const int maxActive = std::max(4, m_options.connections * 2);
-    while (m_active.size() < maxActive && m_nextQueued < int(m_jobs.size())) {
-        TransferJob &job = m_jobs[std::size_t(m_nextQueued++)];
+    while (m_active.size() < maxActive && (!m_retryQueue.isEmpty() || m_nextQueued < int(m_jobs.size()))) {
+        TransferJob &job = m_jobs[std::size_t(!m_retryQueue.isEmpty() ? m_retryQueue.takeFirst() : m_nextQueued++)];
+        if (job.state() != TransferState::Queued)
+            continue; // cancelled before it started
         job.setState(TransferState::Preparing);
         job.needsCreate = !job.planner().isSingleRequest();
         m_active.append(job.id());
@@ -235,6 +249,8 @@ void TransferScheduler::track(QNetworkReply *reply, const InFlight &request)
                 return;
             m_bytesInFlight += sent - it->sent;
             m_bytesSent += sent - it->sent;
+            m_jobs[std::size_t(it->job)].addBytesInFlight(sent - it->sent);
+            m_dirtyJobs.insert(it->job);
             it->sent = sent;
         });
     }
@@ -343,6 +359,8 @@ void TransferScheduler::onReplyFinished(QNetworkReply *reply)
     const InFlight request = m_inFlight.take(reply);
     m_pool.release(request.lease);
     m_bytesInFlight -= request.sent;
+    m_jobs[std::size_t(request.job)].addBytesInFlight(-request.sent);
+    m_dirtyJobs.insert(request.job);
     TransferJob &job = m_jobs[std::size_t(request.job)];
     if (request.cancelled) {
         reply->deleteLater();
@@ -576,6 +594,7 @@ void TransferScheduler::finishJob(TransferJob &job, TransferState state, const Q
     job.setState(state);
     job.setError(error);
     job.setResumable(state == TransferState::Failed && resumable);
+    m_dirtyJobs.insert(job.id());
     job.requestInFlight = false;
     m_active.removeOne(job.id());
     if (m_roundRobin >= m_active.size())
@@ -613,6 +632,37 @@ void TransferScheduler::setJobPaused(int id, bool paused)
     job.paused = paused;
     if (paused)
         cancelRequests(id);
+    pump();
+}
+
+void TransferScheduler::cancelJob(int id)
+{
+    TransferJob &job = m_jobs[std::size_t(id)];
+    if (isTerminal(job.state()))
+        return;
+    cancelRequests(id);
+    if (job.state() == TransferState::Queued) {
+        // Not started: take it out of the queue's way by finishing it where it stands.
+        m_active.append(id);
+    }
+    m_retryQueue.removeAll(id);
+    finishJob(job, TransferState::Cancelled, QStringLiteral("cancelled"));
+    pump();
+}
+
+void TransferScheduler::retryJob(int id)
+{
+    TransferJob &job = m_jobs[std::size_t(id)];
+    if (job.state() != TransferState::Failed && job.state() != TransferState::Cancelled)
+        return;
+    m_bytesAcknowledged -= job.acknowledgedBytes();
+    job.resetForRetry();
+    m_dirtyJobs.insert(id);
+    m_retryQueue.append(id);
+    if (m_finished && m_started) {
+        m_finished = false;
+        m_progressTimer.start();
+    }
     pump();
 }
 
@@ -662,9 +712,14 @@ void TransferScheduler::failEverything(const QString &why)
     cancelRequests(-1);
     while (m_nextQueued < int(m_jobs.size()))
         m_active.append(m_nextQueued++);
+    m_active += m_retryQueue;
+    m_retryQueue.clear();
     const QList<int> active = m_active;
-    for (int id : active)
-        finishJob(m_jobs[std::size_t(id)], TransferState::Failed, why, true);
+    for (int id : active) {
+        if (!isTerminal(m_jobs[std::size_t(id)].state()))
+            finishJob(m_jobs[std::size_t(id)], TransferState::Failed, why, true);
+    }
+    m_active.clear(); // including files cancelled before they started
     pump();
 }
 

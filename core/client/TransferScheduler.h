@@ -9,6 +9,7 @@
 
 #include <QElapsedTimer>
 #include <QHash>
+#include <QSet>
 #include <QNetworkAccessManager>
 #include <QObject>
 #include <QTimer>
@@ -71,6 +72,12 @@ public:
     void resume();
     bool isPaused() const { return m_paused; }
     void setJobPaused(int id, bool paused);
+    // Stops one file for good (its requests are cancelled; the receiver expires what it holds).
+    void cancelJob(int id);
+    // Queues a failed or cancelled file again; the receiver still has what it acknowledged.
+    void retryJob(int id);
+    // Bytes of this file acknowledged or sent by requests in flight.
+    qint64 jobBytesDone(int id) const;
     bool isOnline() const { return m_monitor.isOnline(); }
 
     int jobCount() const { return int(m_jobs.size()); }
@@ -80,7 +87,10 @@ public:
 
 Q_SIGNALS:
     void fileStarted(int job);
-    void fileFinished(int job); // Done, Skipped or Failed: see job(id).state()
+    void fileFinished(int job); // Done, Skipped, Failed or Cancelled: see job(id).state()
+    // The files whose state or progress changed since the last tick, sent with progressChanged
+    // (at most every progressIntervalMs): one batched update for a table, not one per chunk.
+    void jobsChanged(const QList<int> &jobs);
     void progressChanged(const multilane::TransferProgress &progress);
     void onlineChanged(bool online);
     void endpointDown(int endpoint, const QString &why);
@@ -146,6 +156,8 @@ private:
     std::vector<TransferJob> m_jobs;
     QList<EndpointStats> m_endpointStats;
     QList<int> m_active;
+    QList<int> m_retryQueue;
+    QSet<int> m_dirtyJobs;
     int m_nextQueued = 0;
     int m_roundRobin = 0;
     int m_chunksHashing = 0;

@@ -34,7 +34,14 @@ bool ReceiverProcess::launch(const QString &listen, int ports)
 {
     QStringList arguments{QStringLiteral("--storage"), m_storageDir, QStringLiteral("--listen"), listen};
     arguments += m_extraArguments;
+    // The receiver logs to stderr; keep the pipe drained (a full pipe would block it) and keep
+    // the tail for errorText().
     m_process.setProcessChannelMode(QProcess::SeparateChannels);
+    QObject::disconnect(&m_process, &QProcess::readyReadStandardError, nullptr, nullptr);
+    QObject::connect(&m_process, &QProcess::readyReadStandardError, &m_process, [this] {
+        m_stderrTail.append(m_process.readAllStandardError());
+        m_stderrTail = m_stderrTail.right(16384);
+    });
     m_process.start(QStringLiteral(MULTILANE_RECEIVER_BIN), arguments);
     if (!m_process.waitForStarted(10000)) {
         m_errorText = m_process.errorString();
@@ -55,7 +62,7 @@ bool ReceiverProcess::launch(const QString &listen, int ports)
         }
     }
     if (m_urls.size() < ports) {
-        m_errorText = QString::fromUtf8(m_process.readAllStandardError());
+        m_errorText = QString::fromUtf8(m_stderrTail + m_process.readAllStandardError());
         kill();
         return false;
     }

@@ -32,4 +32,5 @@ private:
     QProcess m_process;
     QList<QUrl> m_urls;
     QString m_errorText;
+    QByteArray m_stderrTail;
 };
