@@ -1,6 +1,7 @@
 // `multilane`: the headless front end (upload, resume, status). The desktop window arrives with
 // the GUI issue.
 #include "CommandLine.h"
+#include "ProbeCommand.h"
 #include "ResumeCommand.h"
 #include "ResumeJournal.h"
 #include "SignalWatcher.h"
@@ -40,10 +41,17 @@ int main(int argc, char *argv[])
     case CommandLine::Command::Upload:
     case CommandLine::Command::Resume:
     case CommandLine::Command::Status:
+    case CommandLine::Command::Probe:
         break;
     }
 
     const UploadRequest &request = parsed.upload;
+    if (parsed.command == CommandLine::Command::Probe) {
+        ProbeCommand probe(request, out, err);
+        QObject::connect(&probe, &ProbeCommand::finished, &app, &QCoreApplication::exit);
+        probe.start();
+        return app.exec();
+    }
     const QString stateDir = request.stateDir.isEmpty() ? ResumeJournal::defaultDirectory() : request.stateDir;
     ResumeJournal journal(stateDir);
     if (parsed.command == CommandLine::Command::Status)

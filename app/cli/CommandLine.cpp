@@ -21,6 +21,7 @@ QString mainHelp()
         "  upload     send files and folders (multilane upload --help for its options)\n"
         "  resume     continue every unfinished upload (after Ctrl-C, a crash or a reboot)\n"
         "  status     list unfinished uploads (--json for scripts)\n"
+        "  probe      measure the link to the endpoints and show the chunk size it calls for\n"
         "  help       show this text\n"
         "  version    show the version\n"
         "\n"
@@ -64,7 +65,8 @@ Result parse(const QStringList &arguments)
         return result;
     }
     const QString command = arguments.at(1);
-    if (command != QLatin1String("upload") && command != QLatin1String("resume") && command != QLatin1String("status")) {
+    if (command != QLatin1String("upload") && command != QLatin1String("resume") && command != QLatin1String("status")
+        && command != QLatin1String("probe")) {
         result.error = QStringLiteral("unknown command '%1'\n\n").arg(command) + mainHelp();
         return result;
     }
@@ -95,6 +97,14 @@ Result parse(const QStringList &arguments)
                                         QStringLiteral("When the destination exists: rename (default, 'name (1).ext'), "
                                                        "overwrite, skip or fail. An identical file is always skipped."),
                                         QStringLiteral("POLICY"), QStringLiteral("rename"));
+    const QCommandLineOption order(QStringLiteral("order"),
+                                   QStringLiteral("throughput (default): keep every connection busy; files: finish "
+                                                  "files in the order given, first files first."),
+                                   QStringLiteral("throughput|files"), QStringLiteral("throughput"));
+    const QCommandLineOption limitRate(QStringLiteral("limit-rate"),
+                                       QStringLiteral("Send at most RATE bytes per second in total, e.g. 5M "
+                                                      "(leave bandwidth for others)."),
+                                       QStringLiteral("RATE"));
     const QCommandLineOption json(QStringLiteral("json"),
                                   QStringLiteral("Write one JSON event per line on stdout."));
     const QCommandLineOption quiet({QStringLiteral("q"), QStringLiteral("quiet")},
@@ -112,10 +122,13 @@ Result parse(const QStringList &arguments)
                                                      "again from zero (restart, default) or refused (fail)."),
                                       QStringLiteral("restart|fail"), QStringLiteral("restart"));
     if (command == QLatin1String("upload")) {
-        parser.addOptions({help, endpoint, endpointsFile, connections, chunkSize, dest, token, onConflict, json,
-                           quiet, stateDir, maxOffline});
+        parser.addOptions({help, endpoint, endpointsFile, connections, chunkSize, dest, token, onConflict, order,
+                           limitRate, json, quiet, stateDir, maxOffline});
         parser.addPositionalArgument(QStringLiteral("PATH"), QStringLiteral("Files and folders to send."),
                                      QStringLiteral("PATH..."));
+    } else if (command == QLatin1String("probe")) {
+        parser.setApplicationDescription(QStringLiteral("Measure bandwidth and round trip to the endpoints."));
+        parser.addOptions({help, endpoint, endpointsFile, token, json});
     } else if (command == QLatin1String("resume")) {
         parser.setApplicationDescription(QStringLiteral("Continue every unfinished upload from the journal."));
         parser.addOptions({help, json, quiet, stateDir, maxOffline, onChange, token});
@@ -135,14 +148,16 @@ Result parse(const QStringList &arguments)
     }
 
     UploadRequest &request = result.upload;
-    request.stateDir = parser.value(stateDir);
     request.json = parser.isSet(json);
+    const bool isProbe = command == QLatin1String("probe");
+    if (!isProbe)
+        request.stateDir = parser.value(stateDir);
     if (command == QLatin1String("status")) {
         result.command = Command::Status;
         return result;
     }
-    request.quiet = parser.isSet(quiet);
-    if (parser.isSet(maxOffline)) {
+    request.quiet = !isProbe && parser.isSet(quiet);
+    if (!isProbe && parser.isSet(maxOffline)) {
         const std::optional<qint64> ms = parseDuration(parser.value(maxOffline));
         if (!ms || *ms <= 0)
             return usageError(QStringLiteral("--max-offline takes a duration such as 90s, 10m or 1h, not '%1'")
@@ -174,6 +189,8 @@ Result parse(const QStringList &arguments)
     }
     if (request.endpoints.isEmpty())
         return usageError(QStringLiteral("no endpoint given: add --endpoint http://host:port or --endpoints-file FILE"));
+    if (command == QLatin1String("probe"))
+        result.command = Command::Probe;
 
     QByteArray sharedToken = parser.value(token).toUtf8();
     if (sharedToken.isEmpty())
@@ -182,6 +199,9 @@ Result parse(const QStringList &arguments)
         if (e.token.isEmpty())
             e.token = sharedToken;
     }
+
+    if (result.command == Command::Probe)
+        return result;
 
     request.paths = parser.positionalArguments();
     if (request.paths.isEmpty())
@@ -208,6 +228,7 @@ Result parse(const QStringList &arguments)
             return usageError(QStringLiteral("--chunk-size takes a size from 64K to 1G (e.g. 8M) or 'auto', not '%1'")
                                   .arg(chunkText));
         request.transfer.chunkSize = *bytes;
+        request.autoChunkSize = false;
     }
 
     request.destination = parser.value(dest);
@@ -223,6 +244,18 @@ Result parse(const QStringList &arguments)
         return usageError(QStringLiteral("--on-conflict takes rename, overwrite, skip or fail, not '%1'")
                               .arg(parser.value(onConflict)));
     request.transfer.onConflict = *policy;
+
+    if (parser.value(order) != QLatin1String("throughput") && parser.value(order) != QLatin1String("files"))
+        return usageError(QStringLiteral("--order takes throughput or files, not '%1'").arg(parser.value(order)));
+    request.transfer.filesInOrder = parser.value(order) == QLatin1String("files");
+    if (parser.isSet(limitRate)) {
+        const std::optional<qint64> rate = ByteSize::parse(parser.value(limitRate));
+        if (!rate || *rate < 1024)
+            return usageError(QStringLiteral("--limit-rate takes a rate of at least 1K (bytes per second), e.g. 5M, "
+                                             "not '%1'")
+                                  .arg(parser.value(limitRate)));
+        request.transfer.limitBytesPerSecond = double(*rate);
+    }
     return result;
 }
 

@@ -14,6 +14,7 @@ struct UploadRequest {
     QString destination;
     TransferOptions transfer;
     bool connectionsFixed = false;
+    bool autoChunkSize = true;   // --chunk-size auto: measure the link first
     bool json = false;
     bool quiet = false;
     QString stateDir;            // the resume journal's folder; empty: the default
@@ -25,7 +26,7 @@ struct UploadRequest {
 // says what to type instead; --help text is returned, not printed.
 namespace CommandLine {
 
-enum class Command { Help, Version, Upload, Resume, Status };
+enum class Command { Help, Version, Upload, Resume, Status, Probe };
 
 struct Result {
     Command command = Command::Help;

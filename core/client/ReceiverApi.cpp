@@ -46,10 +46,12 @@ static QString encodedPath(const QString &path)
     return parts.join(QLatin1Char('/'));
 }
 
-QNetworkRequest request(const Endpoint &endpoint, const QString &route, int transferTimeoutMs)
+QNetworkRequest request(const Endpoint &endpoint, const QString &route, int transferTimeoutMs, const QString &query)
 {
     QUrl url = endpoint.url;
     url.setPath(url.path(QUrl::FullyEncoded) + route, QUrl::TolerantMode);
+    if (!query.isEmpty())
+        url.setQuery(query);
     QNetworkRequest request(url);
     request.setHeader(QNetworkRequest::UserAgentHeader,
                       QStringLiteral("multilane/%1").arg(QCoreApplication::applicationVersion()));

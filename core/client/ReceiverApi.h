@@ -36,7 +36,9 @@ namespace ReceiverApi {
 
 inline constexpr int ProtocolVersion = 1;
 
-QNetworkRequest request(const Endpoint &endpoint, const QString &route, int transferTimeoutMs);
+QNetworkRequest request(const Endpoint &endpoint, const QString &route, int transferTimeoutMs,
+                        const QString &query = {});
+inline QString probeRoute() { return QStringLiteral("/v1/probe"); }
 QString filesRoute(const QString &destinationPath);
 QString chunkRoute(const QString &uploadId, int index);
 QString uploadRoute(const QString &uploadId);

@@ -46,6 +46,8 @@ public:
     const QString &uploadId() const { return m_uploadId; }
     // Adopts the receiver's view: its chunk size (fixed by the first create) and what it holds.
     void attachUpload(const QString &uploadId, qint64 chunkSize, const QList<int> &received);
+    // Before the first create: the chunk size to ask the receiver for.
+    void setRequestedChunkSize(qint64 chunkSize) { m_planner = ChunkPlanner(m_source.size, chunkSize); }
 
     // Chunk flow: pending -> hashing -> ready -> in flight -> acknowledged (or back to pending).
     bool hasPendingChunk() const { return !m_pending.isEmpty(); }

@@ -18,6 +18,7 @@ TransferScheduler::TransferScheduler(EndpointPool &pool, const TransferOptions &
     , m_pool(pool)
     , m_options(options)
     , m_monitor(pool, m_probeManager, options.monitor)
+    , m_limiter(options.limitBytesPerSecond)
 {
     for (int endpoint = 0; endpoint < m_pool.endpointCount(); ++endpoint) {
         QList<QNetworkAccessManager *> lanes;
@@ -57,7 +58,7 @@ TransferScheduler::~TransferScheduler()
 void TransferScheduler::addFiles(const QList<SourceFile> &files)
 {
     for (const SourceFile &file : files)
-        m_jobs.emplace_back(int(m_jobs.size()), file, m_options.chunkSize);
+        m_jobs.emplace_back(int(m_jobs.size()), file, chunkSizeFor(file));
     if (m_started) {
         m_finished = false;
         pump();
@@ -160,12 +161,45 @@ void TransferScheduler::activateQueuedJobs()
     }
 }
 
+qint64 TransferScheduler::chunkSizeFor(const SourceFile &file) const
+{
+    qint64 chunk = m_options.chunkSize;
+    if (m_limiter.isLimited())
+        chunk = std::min(chunk, std::max(ChunkPlanner::MinChunkSize, m_limiter.maxChunkFor()));
+    if (m_options.spreadFilesOverConnections && file.size > chunk) {
+        // Enough chunks for every connection several times over, so the tail of a file does not
+        // leave most connections idle; powers of two keep chunks block-aligned.
+        const qint64 spread = file.size / (4 * std::max(1, m_options.connections));
+        qint64 rounded = ChunkPlanner::MinChunkSize;
+        while (rounded * 2 <= spread)
+            rounded *= 2;
+        chunk = std::min(chunk, rounded);
+    }
+    return chunk;
+}
+
+bool TransferScheduler::mayPushData()
+{
+    const qint64 now = m_clock.elapsed();
+    if (m_limiter.mayStart(now))
+        return true;
+    if (!m_limiterWakeScheduled) {
+        m_limiterWakeScheduled = true;
+        QTimer::singleShot(int(m_limiter.msUntilAllowed(now)), this, [this] {
+            m_limiterWakeScheduled = false;
+            pump();
+        });
+    }
+    return false;
+}
+
 TransferJob *TransferScheduler::nextJobWith(bool (*wants)(const TransferJob &))
 {
-    // Round-robin over the open files: each call starts after the file served last.
+    // Round-robin over the open files: each call starts after the file served last. With
+    // --order files, always the earliest file that has work.
     const int count = int(m_active.size());
     for (int step = 0; step < count; ++step) {
-        const int position = (m_roundRobin + step) % count;
+        const int position = m_options.filesInOrder ? step : (m_roundRobin + step) % count;
         TransferJob &job = m_jobs[std::size_t(m_active.at(position))];
         if (!job.paused && wants(job)) {
             m_roundRobin = (position + 1) % count;
@@ -207,10 +241,12 @@ bool TransferScheduler::dispatchNext(const EndpointLease &lease)
         sendComplete(*job, lease);
         return true;
     }
-    if (TransferJob *job = nextJobWith([](const TransferJob &j) {
+    const bool pushData = mayPushData();
+    if (TransferJob *job = !pushData ? nullptr : nextJobWith([](const TransferJob &j) {
             return j.state() == TransferState::Preparing && !j.requestInFlight && !j.needsCreate
                 && !j.sha256().isEmpty();
         })) {
+        m_limiter.consume(job->source().size, m_clock.elapsed());
         sendSingle(*job, lease);
         return true;
     }
@@ -221,10 +257,12 @@ bool TransferScheduler::dispatchNext(const EndpointLease &lease)
         sendAbort(*job, lease);
         return true;
     }
-    if (TransferJob *job = nextJobWith([](const TransferJob &j) {
+    if (TransferJob *job = !pushData ? nullptr : nextJobWith([](const TransferJob &j) {
             return j.state() == TransferState::Uploading && j.hasReadyChunk() && !j.waitingForHashToCompare;
         })) {
-        sendChunk(*job, job->takeReadyChunk(), lease);
+        const ReadyChunk chunk = job->takeReadyChunk();
+        m_limiter.consume(job->planner().chunk(chunk.index).length, m_clock.elapsed());
+        sendChunk(*job, chunk, lease);
         return true;
     }
     if (TransferJob *job = nextJobWith([](const TransferJob &j) {

@@ -3,6 +3,7 @@
 #include "EndpointMonitor.h"
 #include "EndpointPool.h"
 #include "HashWorker.h"
+#include "RateLimiter.h"
 #include "RateMeter.h"
 #include "ReceiverApi.h"
 #include "TransferJob.h"
@@ -28,6 +29,11 @@ struct TransferOptions {
     int transferTimeoutMs = 60000;
     int progressIntervalMs = 100; // at most this often; the final update always goes out
     qint64 maxOfflineMs = 0;      // give up after this long with no endpoint answering; 0: wait
+    bool filesInOrder = false;    // --order files: earlier files' chunks go first
+    double limitBytesPerSecond = 0; // --limit-rate; 0: no limit
+    // Auto chunk size: a file's chunks are at most size / (4 x connections), so even a file a
+    // few times the chunk size spreads over every connection.
+    bool spreadFilesOverConnections = false;
     EndpointMonitor::Options monitor;
 };
 
@@ -118,6 +124,8 @@ private:
     void startChunkHashing();
     bool dispatchNext(const EndpointLease &lease);
     TransferJob *nextJobWith(bool (*wants)(const TransferJob &));
+    qint64 chunkSizeFor(const SourceFile &file) const;
+    bool mayPushData();
 
     void sendCreate(TransferJob &job, const EndpointLease &lease);
     void sendChunk(TransferJob &job, const ReadyChunk &chunk, const EndpointLease &lease);
@@ -166,6 +174,8 @@ private:
     qint64 m_bytesInFlight = 0;
     qint64 m_bytesSent = 0; // every byte sent, resends included: the rate
     RateMeter m_rate;
+    RateLimiter m_limiter;
+    bool m_limiterWakeScheduled = false;
     QElapsedTimer m_clock;
     QTimer m_progressTimer;
     QTimer m_offlineTimer;

@@ -1,0 +1,37 @@
+#pragma once
+
+#include "CommandLine.h"
+
+#include <QFile>
+#include <QNetworkAccessManager>
+#include <QObject>
+#include <memory>
+
+namespace multilane {
+
+class BandwidthProbe;
+struct LinkEstimate;
+
+// `multilane probe`: measures bandwidth and round trip to the endpoints and prints them with the
+// chunk size they call for, and why. Emits finished(exitCode): 0 measured, 1 it could not.
+class ProbeCommand : public QObject {
+    Q_OBJECT
+public:
+    ProbeCommand(const UploadRequest &request, QFile &out, QFile &err, QObject *parent = nullptr);
+    ~ProbeCommand() override;
+
+    void start();
+    static QString describe(const LinkEstimate &estimate);
+
+Q_SIGNALS:
+    void finished(int exitCode);
+
+private:
+    UploadRequest m_request;
+    QFile &m_out;
+    QFile &m_err;
+    std::vector<std::unique_ptr<QNetworkAccessManager>> m_managers;
+    std::unique_ptr<BandwidthProbe> m_probe;
+};
+
+} // namespace multilane
