@@ -1,6 +1,8 @@
 #include "UploadCommand.h"
 
+#include "BandwidthProbe.h"
 #include "ByteSize.h"
+#include "ProbeCommand.h"
 #include "ConsoleReporter.h"
 #include "EndpointPool.h"
 #include "HealthCheck.h"
@@ -123,6 +125,40 @@ void UploadCommand::onHealthChecked(const QList<std::optional<QString>> &problem
                                  .arg(usable.size())
                                  .arg(m_request.endpoints.size()));
 
+    // Auto chunk size: measure the link first, unless there is too little to send for the
+    // measurement (a second) to pay off; small files go in one request each anyway.
+    qint64 totalBytes = 0;
+    for (const SourceFile &file : std::as_const(m_files))
+        totalBytes += file.size;
+    if (!m_request.autoChunkSize || totalBytes < 256LL * 1024 * 1024) {
+        startTransfer(usable);
+        return;
+    }
+    QList<QNetworkAccessManager *> managers;
+    for (int i = 0; i < 12; ++i) {
+        m_probeManagers.push_back(std::make_unique<QNetworkAccessManager>());
+        managers.append(m_probeManagers.back().get());
+    }
+    BandwidthProbe::Options options;
+    options.durationMs = 1000;
+    m_probe = std::make_unique<BandwidthProbe>(managers, usable, options);
+    connect(m_probe.get(), &BandwidthProbe::finished, this, [this, usable](const LinkEstimate &estimate) {
+        if (!m_request.quiet)
+            m_console->printLine(ProbeCommand::describe(estimate));
+        m_request.transfer.chunkSize = estimate.chunkSize;
+        m_request.transfer.spreadFilesOverConnections = true;
+        startTransfer(usable);
+    });
+    connect(m_probe.get(), &BandwidthProbe::failed, this, [this, usable](const QString &why) {
+        m_console->printLine(QStringLiteral("could not measure the link (%1); using %2 chunks")
+                                 .arg(why, ByteSize::format(m_request.transfer.chunkSize)));
+        startTransfer(usable);
+    });
+    m_probe->start();
+}
+
+void UploadCommand::startTransfer(const QList<Endpoint> &usable)
+{
     m_pool = std::make_unique<EndpointPool>(usable);
     TransferOptions options = m_request.transfer;
     options.connections = std::min(options.connections, m_pool->totalCapacity());

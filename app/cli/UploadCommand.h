@@ -10,6 +10,7 @@
 
 namespace multilane {
 
+class BandwidthProbe;
 class ConsoleReporter;
 class EndpointPool;
 class HealthCheck;
@@ -41,6 +42,7 @@ Q_SIGNALS:
 private:
     void checkEndpoints();
     void onHealthChecked(const QList<std::optional<QString>> &problems);
+    void startTransfer(const QList<Endpoint> &usable);
     void attachJournal();
     void onTransferFinished();
     void reportError(const QString &message, const QString &path = {});
@@ -53,6 +55,8 @@ private:
     bool m_finishing = false;
     QNetworkAccessManager m_healthManager;
     std::unique_ptr<HealthCheck> m_health;
+    std::unique_ptr<BandwidthProbe> m_probe;
+    std::vector<std::unique_ptr<QNetworkAccessManager>> m_probeManagers;
     std::unique_ptr<EndpointPool> m_pool;
     std::unique_ptr<TransferScheduler> m_scheduler;
     std::unique_ptr<ConsoleReporter> m_console;
