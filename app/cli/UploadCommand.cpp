@@ -163,9 +163,10 @@ void UploadCommand::startTransfer(const QList<Endpoint> &usable)
     TransferOptions options = m_request.transfer;
     options.connections = std::min(options.connections, m_pool->totalCapacity());
     if (!m_request.connectionsFixed) {
-        options.connections = 0;
-        for (const Endpoint &e : std::as_const(usable))
-            options.connections += std::min(4, e.maxConnections);
+        // Self-tuned: start at a few connections and let the tuner find the level, up to what
+        // the endpoints allow.
+        options.connections = m_pool->totalCapacity();
+        options.tuneConnections = true;
     }
     m_scheduler = std::make_unique<TransferScheduler>(*m_pool, options);
     m_console->attach(*m_scheduler);

@@ -38,8 +38,9 @@ std::optional<EndpointLease> EndpointPool::acquire()
         State &state = m_states[i];
         if (!state.up || state.busy >= state.endpoint.maxConnections)
             continue;
-        state.currentWeight += state.endpoint.weight;
-        totalWeight += state.endpoint.weight;
+        const int weight = state.endpoint.weight * state.score;
+        state.currentWeight += weight;
+        totalWeight += weight;
         if (best < 0 || state.currentWeight > m_states.at(best).currentWeight)
             best = i;
     }

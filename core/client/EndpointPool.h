@@ -31,6 +31,8 @@ public:
     void setUp(int endpoint, bool up) { m_states[endpoint].up = up; }
     bool isUp(int endpoint) const { return m_states.at(endpoint).up; }
     int upCount() const;
+    // The measured share (EndpointScorer), multiplied with the configured weight.
+    void setScore(int endpoint, int score) { m_states[endpoint].score = std::max(1, score); }
     int totalCapacity() const;
 
     // nullopt when every endpoint that is up is at its cap.
@@ -43,6 +45,7 @@ private:
         int currentWeight = 0;
         int busy = 0;
         bool up = true;
+        int score = 1;
         QList<int> laneBusy;
     };
     QList<State> m_states;

@@ -19,6 +19,9 @@ TransferScheduler::TransferScheduler(EndpointPool &pool, const TransferOptions &
     , m_options(options)
     , m_monitor(pool, m_probeManager, options.monitor)
     , m_limiter(options.limitBytesPerSecond)
+    , m_scorer(pool.endpointCount())
+    , m_tuner(ConcurrencyTuner::Options{std::min(4, options.connections), 1, options.connections})
+    , m_connections(options.tuneConnections ? m_tuner.level() : options.connections)
 {
     for (int endpoint = 0; endpoint < m_pool.endpointCount(); ++endpoint) {
         QList<QNetworkAccessManager *> lanes;
@@ -100,6 +103,13 @@ void TransferScheduler::emitProgress()
 {
     const qint64 now = m_clock.elapsed();
     m_rate.addSample(now, m_bytesSent);
+    if (m_options.tuneConnections && m_started && !m_paused && m_monitor.isOnline()) {
+        const int level = m_tuner.update(now, m_bytesAcknowledged, m_failures);
+        if (level != m_connections) {
+            m_connections = level;
+            pump();
+        }
+    }
     if (!m_dirtyJobs.isEmpty()) {
         QList<int> changed(m_dirtyJobs.begin(), m_dirtyJobs.end());
         std::sort(changed.begin(), changed.end());
@@ -124,7 +134,7 @@ void TransferScheduler::pump()
     m_pumping = true;
     activateQueuedJobs();
     startChunkHashing();
-    while (m_inFlight.size() < m_options.connections) {
+    while (m_inFlight.size() < m_connections) {
         const std::optional<EndpointLease> lease = m_pool.acquire();
         if (!lease)
             break;
@@ -220,7 +230,7 @@ void TransferScheduler::startChunkHashing()
     int readyOrHashing = m_chunksHashing;
     for (int id : std::as_const(m_active))
         readyOrHashing += m_jobs[std::size_t(id)].readyCount();
-    while (readyOrHashing < m_options.connections + 2) {
+    while (readyOrHashing < m_connections + 2) {
         TransferJob *job = nextJobWith(wantsChunkHash);
         if (!job)
             break;
@@ -278,7 +288,8 @@ bool TransferScheduler::dispatchNext(const EndpointLease &lease)
 
 void TransferScheduler::track(QNetworkReply *reply, const InFlight &request)
 {
-    m_inFlight.insert(reply, request);
+    InFlight &tracked = *m_inFlight.insert(reply, request);
+    tracked.startedMs = m_clock.elapsed();
     connect(reply, &QNetworkReply::finished, this, [this, reply] { onReplyFinished(reply); });
     if (request.kind == RequestKind::Chunk || request.kind == RequestKind::Single) {
         connect(reply, &QNetworkReply::uploadProgress, this, [this, reply](qint64 sent, qint64) {
@@ -408,16 +419,26 @@ void TransferScheduler::onReplyFinished(QNetworkReply *reply)
     }
     const ApiReply answer = ReceiverApi::read(reply);
     EndpointStats &stats = m_endpointStats[request.lease.endpoint];
+    const bool carriedData = request.kind == RequestKind::Chunk || request.kind == RequestKind::Single;
     if (answer.error) {
         ++stats.failures;
+        ++m_failures;
+        if (carriedData)
+            m_scorer.recordFailure(request.lease.endpoint);
         if (answer.error->httpStatus == 0)
             m_monitor.recordNetworkFailure(request.lease.endpoint);
     } else {
         m_monitor.recordSuccess(request.lease.endpoint);
-        if (request.kind == RequestKind::Chunk || request.kind == RequestKind::Single) {
+        if (carriedData) {
             ++stats.chunks;
             stats.bytes += request.sent;
+            m_scorer.recordSuccess(request.lease.endpoint, request.sent, m_clock.elapsed() - request.startedMs);
         }
+    }
+    if (carriedData && m_options.scoreEndpoints) {
+        // Scores are relative to the best endpoint, so one measurement can move them all.
+        for (int endpoint = 0; endpoint < m_pool.endpointCount(); ++endpoint)
+            m_pool.setScore(endpoint, m_scorer.weight(endpoint));
     }
 
     if (request.kind == RequestKind::Chunk) {

@@ -1,7 +1,9 @@
 #pragma once
 
 #include "EndpointMonitor.h"
+#include "ConcurrencyTuner.h"
 #include "EndpointPool.h"
+#include "EndpointScorer.h"
 #include "HashWorker.h"
 #include "RateLimiter.h"
 #include "RateMeter.h"
@@ -34,6 +36,10 @@ struct TransferOptions {
     // Auto chunk size: a file's chunks are at most size / (4 x connections), so even a file a
     // few times the chunk size spreads over every connection.
     bool spreadFilesOverConnections = false;
+    // Find the number of connections by measuring (up to `connections`), instead of using it
+    // as given; and weigh endpoints by their measured goodput.
+    bool tuneConnections = false;
+    bool scoreEndpoints = true;
     EndpointMonitor::Options monitor;
 };
 
@@ -85,6 +91,7 @@ public:
     // Bytes of this file acknowledged or sent by requests in flight.
     qint64 jobBytesDone(int id) const;
     bool isOnline() const { return m_monitor.isOnline(); }
+    int connectionsInUse() const { return m_connections; }
 
     int jobCount() const { return int(m_jobs.size()); }
     const TransferJob &job(int id) const { return m_jobs.at(std::size_t(id)); }
@@ -117,6 +124,7 @@ private:
         EndpointLease lease;
         qint64 sent = 0;
         bool cancelled = false; // aborted by pause: not a failure
+        qint64 startedMs = 0;
     };
 
     void pump();
@@ -175,6 +183,10 @@ private:
     qint64 m_bytesSent = 0; // every byte sent, resends included: the rate
     RateMeter m_rate;
     RateLimiter m_limiter;
+    EndpointScorer m_scorer;
+    ConcurrencyTuner m_tuner;
+    int m_connections;   // the level in use: options.connections, or the tuner's
+    int m_failures = 0;
     bool m_limiterWakeScheduled = false;
     QElapsedTimer m_clock;
     QTimer m_progressTimer;
