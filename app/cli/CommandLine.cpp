@@ -33,15 +33,20 @@ static QString uploadHelp(const QCommandLineParser &parser)
 {
     QString text = parser.helpText();
     text.replace(QLatin1String("[options]"), QLatin1String("upload [options]"));
-    return text + QStringLiteral(
-        "\nExit codes: 0 every file arrived verified (or was skipped as identical), 1 some file failed,\n"
-        "2 bad usage.\n"
-        "\nExamples:\n"
-        "  multilane upload --endpoint http://recv:9101 --endpoint http://recv:9102 \\\n"
-        "                   --endpoint http://recv:9103 --connections 12 ~/video.mov ~/photos/\n"
-        "  multilane upload --endpoints-file endpoints.json --dest inbox --json report.pdf > events.jsonl\n"
-        "\nAn endpoints file holds one URL per line, or\n"
-        "  {\"endpoints\":[{\"url\":\"http://recv:9101\",\"token\":\"…\",\"weight\":1,\"maxConnections\":6}]}\n");
+    return text +
+           QStringLiteral(
+               "\nExit codes: 0 every file arrived verified (or was skipped as identical), 1 some file "
+               "failed,\n"
+               "2 bad usage.\n"
+               "\nExamples:\n"
+               "  multilane upload --endpoint http://recv:9101 --endpoint http://recv:9102 \\\n"
+               "                   --endpoint http://recv:9103 --connections 12 ~/video.mov ~/photos/\n"
+               "  multilane upload --endpoints-file endpoints.json --dest inbox --json report.pdf > "
+               "events.jsonl\n"
+               "\nAn endpoints file holds one URL per line, or\n"
+               "  "
+               "{\"endpoints\":[{\"url\":\"http://"
+               "recv:9101\",\"token\":\"…\",\"weight\":1,\"maxConnections\":6}]}\n");
 }
 
 static Result usageError(const QString &message)
@@ -55,8 +60,8 @@ static Result usageError(const QString &message)
 Result parse(const QStringList &arguments)
 {
     Result result;
-    if (arguments.size() < 2 || arguments.at(1) == QLatin1String("help") || arguments.at(1) == QLatin1String("--help")
-        || arguments.at(1) == QLatin1String("-h")) {
+    if (arguments.size() < 2 || arguments.at(1) == QLatin1String("help") ||
+        arguments.at(1) == QLatin1String("--help") || arguments.at(1) == QLatin1String("-h")) {
         result.helpText = mainHelp();
         return result;
     }
@@ -65,42 +70,48 @@ Result parse(const QStringList &arguments)
         return result;
     }
     const QString command = arguments.at(1);
-    if (command != QLatin1String("upload") && command != QLatin1String("resume") && command != QLatin1String("status")
-        && command != QLatin1String("probe")) {
+    if (command != QLatin1String("upload") && command != QLatin1String("resume") &&
+        command != QLatin1String("status") && command != QLatin1String("probe")) {
         result.error = QStringLiteral("unknown command '%1'\n\n").arg(command) + mainHelp();
         return result;
     }
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("Send files and folders to multilane-receiver endpoints."));
-    const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show this help."));
-    const QCommandLineOption endpoint(QStringLiteral("endpoint"),
-                                      QStringLiteral("A receiver URL, e.g. http://recv:9101. Repeat for several."),
-                                      QStringLiteral("URL"));
-    const QCommandLineOption endpointsFile(QStringLiteral("endpoints-file"),
-                                           QStringLiteral("Read endpoints from FILE (one URL per line, or JSON)."),
-                                           QStringLiteral("FILE"));
+    parser.setApplicationDescription(
+        QStringLiteral("Send files and folders to multilane-receiver endpoints."));
+    const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")},
+                                  QStringLiteral("Show this help."));
+    const QCommandLineOption endpoint(
+        QStringLiteral("endpoint"),
+        QStringLiteral("A receiver URL, e.g. http://recv:9101. Repeat for several."), QStringLiteral("URL"));
+    const QCommandLineOption endpointsFile(
+        QStringLiteral("endpoints-file"),
+        QStringLiteral("Read endpoints from FILE (one URL per line, or JSON)."), QStringLiteral("FILE"));
     const QCommandLineOption connections(QStringLiteral("connections"),
                                          QStringLiteral("Connections in total (default: 4 per endpoint)."),
                                          QStringLiteral("N"));
-    const QCommandLineOption chunkSize(QStringLiteral("chunk-size"),
-                                       QStringLiteral("Chunk size, e.g. 8M or 512K, or 'auto' (default; 8M until the link probe lands)."),
-                                       QStringLiteral("SIZE|auto"), QStringLiteral("auto"));
-    const QCommandLineOption dest(QStringLiteral("dest"),
-                                  QStringLiteral("Put everything under SUBDIR of the receiver's storage folder."),
-                                  QStringLiteral("SUBDIR"));
+    const QCommandLineOption chunkSize(
+        QStringLiteral("chunk-size"),
+        QStringLiteral("Chunk size, e.g. 8M or 512K, or 'auto' (default; 8M until the link probe lands)."),
+        QStringLiteral("SIZE|auto"), QStringLiteral("auto"));
+    const QCommandLineOption dest(
+        QStringLiteral("dest"),
+        QStringLiteral("Put everything under SUBDIR of the receiver's storage folder."),
+        QStringLiteral("SUBDIR"));
     const QCommandLineOption token(QStringLiteral("token"),
                                    QStringLiteral("Bearer token for endpoints that have none of their own "
                                                   "(or set MULTILANE_TOKEN, which other users cannot see)."),
                                    QStringLiteral("TOKEN"));
-    const QCommandLineOption onConflict(QStringLiteral("on-conflict"),
-                                        QStringLiteral("When the destination exists: rename (default, 'name (1).ext'), "
-                                                       "overwrite, skip or fail. An identical file is always skipped."),
-                                        QStringLiteral("POLICY"), QStringLiteral("rename"));
-    const QCommandLineOption order(QStringLiteral("order"),
-                                   QStringLiteral("throughput (default): keep every connection busy; files: finish "
-                                                  "files in the order given, first files first."),
-                                   QStringLiteral("throughput|files"), QStringLiteral("throughput"));
+    const QCommandLineOption onConflict(
+        QStringLiteral("on-conflict"),
+        QStringLiteral("When the destination exists: rename (default, 'name (1).ext'), "
+                       "overwrite, skip or fail. An identical file is always skipped."),
+        QStringLiteral("POLICY"), QStringLiteral("rename"));
+    const QCommandLineOption order(
+        QStringLiteral("order"),
+        QStringLiteral("throughput (default): keep every connection busy; files: finish "
+                       "files in the order given, first files first."),
+        QStringLiteral("throughput|files"), QStringLiteral("throughput"));
     const QCommandLineOption limitRate(QStringLiteral("limit-rate"),
                                        QStringLiteral("Send at most RATE bytes per second in total, e.g. 5M "
                                                       "(leave bandwidth for others)."),
@@ -113,24 +124,28 @@ Result parse(const QStringList &arguments)
                                       QStringLiteral("Keep the resume journal in DIR (default: "
                                                      "$XDG_STATE_HOME/multilane)."),
                                       QStringLiteral("DIR"));
-    const QCommandLineOption maxOffline(QStringLiteral("max-offline"),
-                                        QStringLiteral("Give up when no endpoint answers for this long, e.g. 90s, "
-                                                       "10m (default: wait for the network)."),
-                                        QStringLiteral("DURATION"));
-    const QCommandLineOption onChange(QStringLiteral("on-change"),
-                                      QStringLiteral("resume: a source file changed since it was started is sent "
-                                                     "again from zero (restart, default) or refused (fail)."),
-                                      QStringLiteral("restart|fail"), QStringLiteral("restart"));
+    const QCommandLineOption maxOffline(
+        QStringLiteral("max-offline"),
+        QStringLiteral("Give up when no endpoint answers for this long, e.g. 90s, "
+                       "10m (default: wait for the network)."),
+        QStringLiteral("DURATION"));
+    const QCommandLineOption onChange(
+        QStringLiteral("on-change"),
+        QStringLiteral("resume: a source file changed since it was started is sent "
+                       "again from zero (restart, default) or refused (fail)."),
+        QStringLiteral("restart|fail"), QStringLiteral("restart"));
     if (command == QLatin1String("upload")) {
-        parser.addOptions({help, endpoint, endpointsFile, connections, chunkSize, dest, token, onConflict, order,
-                           limitRate, json, quiet, stateDir, maxOffline});
+        parser.addOptions({help, endpoint, endpointsFile, connections, chunkSize, dest, token, onConflict,
+                           order, limitRate, json, quiet, stateDir, maxOffline});
         parser.addPositionalArgument(QStringLiteral("PATH"), QStringLiteral("Files and folders to send."),
                                      QStringLiteral("PATH..."));
     } else if (command == QLatin1String("probe")) {
-        parser.setApplicationDescription(QStringLiteral("Measure bandwidth and round trip to the endpoints."));
+        parser.setApplicationDescription(
+            QStringLiteral("Measure bandwidth and round trip to the endpoints."));
         parser.addOptions({help, endpoint, endpointsFile, token, json});
     } else if (command == QLatin1String("resume")) {
-        parser.setApplicationDescription(QStringLiteral("Continue every unfinished upload from the journal."));
+        parser.setApplicationDescription(
+            QStringLiteral("Continue every unfinished upload from the journal."));
         parser.addOptions({help, json, quiet, stateDir, maxOffline, onChange, token});
     } else {
         parser.setApplicationDescription(QStringLiteral("List unfinished uploads."));
@@ -160,8 +175,9 @@ Result parse(const QStringList &arguments)
     if (!isProbe && parser.isSet(maxOffline)) {
         const std::optional<qint64> ms = parseDuration(parser.value(maxOffline));
         if (!ms || *ms <= 0)
-            return usageError(QStringLiteral("--max-offline takes a duration such as 90s, 10m or 1h, not '%1'")
-                                  .arg(parser.value(maxOffline)));
+            return usageError(
+                QStringLiteral("--max-offline takes a duration such as 90s, 10m or 1h, not '%1'")
+                    .arg(parser.value(maxOffline)));
         request.transfer.maxOfflineMs = *ms;
     }
     if (command == QLatin1String("resume")) {
@@ -188,13 +204,15 @@ Result parse(const QStringList &arguments)
         request.endpoints.append(*parsed.value);
     }
     if (request.endpoints.isEmpty())
-        return usageError(QStringLiteral("no endpoint given: add --endpoint http://host:port or --endpoints-file FILE"));
+        return usageError(
+            QStringLiteral("no endpoint given: add --endpoint http://host:port or --endpoints-file FILE"));
     if (command == QLatin1String("probe"))
         result.command = Command::Probe;
 
     QByteArray sharedToken = parser.value(token).toUtf8();
     if (sharedToken.isEmpty())
-        sharedToken = QProcessEnvironment::systemEnvironment().value(QStringLiteral("MULTILANE_TOKEN")).toUtf8();
+        sharedToken =
+            QProcessEnvironment::systemEnvironment().value(QStringLiteral("MULTILANE_TOKEN")).toUtf8();
     for (Endpoint &e : request.endpoints) {
         if (e.token.isEmpty())
             e.token = sharedToken;
@@ -225,8 +243,9 @@ Result parse(const QStringList &arguments)
     if (chunkText != QLatin1String("auto")) {
         const std::optional<qint64> bytes = ByteSize::parse(chunkText);
         if (!bytes || *bytes < ChunkPlanner::MinChunkSize || *bytes > ChunkPlanner::MaxChunkSize)
-            return usageError(QStringLiteral("--chunk-size takes a size from 64K to 1G (e.g. 8M) or 'auto', not '%1'")
-                                  .arg(chunkText));
+            return usageError(
+                QStringLiteral("--chunk-size takes a size from 64K to 1G (e.g. 8M) or 'auto', not '%1'")
+                    .arg(chunkText));
         request.transfer.chunkSize = *bytes;
         request.autoChunkSize = false;
     }
@@ -235,7 +254,8 @@ Result parse(const QStringList &arguments)
     if (!request.destination.isEmpty()) {
         const QString cleaned = UploadPath::join(request.destination, QString());
         if (const auto problem = UploadPath::problem(cleaned.toUtf8()))
-            return usageError(QStringLiteral("--dest '%1' is not usable: %2").arg(request.destination, *problem));
+            return usageError(
+                QStringLiteral("--dest '%1' is not usable: %2").arg(request.destination, *problem));
         request.destination = cleaned;
     }
 
@@ -246,14 +266,16 @@ Result parse(const QStringList &arguments)
     request.transfer.onConflict = *policy;
 
     if (parser.value(order) != QLatin1String("throughput") && parser.value(order) != QLatin1String("files"))
-        return usageError(QStringLiteral("--order takes throughput or files, not '%1'").arg(parser.value(order)));
+        return usageError(
+            QStringLiteral("--order takes throughput or files, not '%1'").arg(parser.value(order)));
     request.transfer.filesInOrder = parser.value(order) == QLatin1String("files");
     if (parser.isSet(limitRate)) {
         const std::optional<qint64> rate = ByteSize::parse(parser.value(limitRate));
         if (!rate || *rate < 1024)
-            return usageError(QStringLiteral("--limit-rate takes a rate of at least 1K (bytes per second), e.g. 5M, "
-                                             "not '%1'")
-                                  .arg(parser.value(limitRate)));
+            return usageError(
+                QStringLiteral("--limit-rate takes a rate of at least 1K (bytes per second), e.g. 5M, "
+                               "not '%1'")
+                    .arg(parser.value(limitRate)));
         request.transfer.limitBytesPerSecond = double(*rate);
     }
     return result;

@@ -14,11 +14,11 @@ struct UploadRequest {
     QString destination;
     TransferOptions transfer;
     bool connectionsFixed = false;
-    bool autoChunkSize = true;   // --chunk-size auto: measure the link first
+    bool autoChunkSize = true; // --chunk-size auto: measure the link first
     bool json = false;
     bool quiet = false;
-    QString stateDir;            // the resume journal's folder; empty: the default
-    QByteArray tokenOverride;    // resume --token: for endpoints whose token was not journaled
+    QString stateDir;                // the resume journal's folder; empty: the default
+    QByteArray tokenOverride;        // resume --token: for endpoints whose token was not journaled
     bool restartChangedFiles = true; // resume: a changed source starts over (--on-change restart)
 };
 

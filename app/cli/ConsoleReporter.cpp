@@ -13,8 +13,7 @@ ConsoleReporter::ConsoleReporter(QFile &err, bool terminal, bool quiet, QObject 
     , m_terminal(terminal)
     , m_quiet(quiet)
     , m_lastDrawMs(terminal ? -1 : 0) // a log's first line after one interval, not a 0% line
-{
-}
+{}
 
 void ConsoleReporter::attach(const TransferScheduler &scheduler)
 {

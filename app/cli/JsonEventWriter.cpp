@@ -10,8 +10,7 @@ namespace multilane {
 JsonEventWriter::JsonEventWriter(QFile &out, QObject *parent)
     : QObject(parent)
     , m_out(out)
-{
-}
+{}
 
 void JsonEventWriter::attach(const TransferScheduler &scheduler)
 {
@@ -51,7 +50,8 @@ void JsonEventWriter::attach(const TransferScheduler &scheduler)
 
 void JsonEventWriter::writeError(const QString &message, const QString &path)
 {
-    QJsonObject event{{QStringLiteral("event"), QStringLiteral("error")}, {QStringLiteral("message"), message}};
+    QJsonObject event{{QStringLiteral("event"), QStringLiteral("error")},
+                      {QStringLiteral("message"), message}};
     if (!path.isEmpty())
         event.insert(QStringLiteral("path"), path);
     write(event);

@@ -13,8 +13,7 @@ ProbeCommand::ProbeCommand(const UploadRequest &request, QFile &out, QFile &err,
     , m_request(request)
     , m_out(out)
     , m_err(err)
-{
-}
+{}
 
 ProbeCommand::~ProbeCommand() = default;
 
@@ -37,13 +36,14 @@ void ProbeCommand::start()
     m_probe = std::make_unique<BandwidthProbe>(managers, m_request.endpoints, BandwidthProbe::Options{});
     connect(m_probe.get(), &BandwidthProbe::finished, this, [this](const LinkEstimate &estimate) {
         if (m_request.json) {
-            m_out.write(QJsonDocument(QJsonObject{{QStringLiteral("bytesPerSecond"), qint64(estimate.bytesPerSecond)},
-                                                  {QStringLiteral("rttMs"), estimate.rttMs},
-                                                  {QStringLiteral("connections"), estimate.connections},
-                                                  {QStringLiteral("chunkSize"), estimate.chunkSize},
-                                                  {QStringLiteral("reason"), estimate.reason}})
-                            .toJson(QJsonDocument::Compact)
-                        + '\n');
+            m_out.write(
+                QJsonDocument(QJsonObject{{QStringLiteral("bytesPerSecond"), qint64(estimate.bytesPerSecond)},
+                                          {QStringLiteral("rttMs"), estimate.rttMs},
+                                          {QStringLiteral("connections"), estimate.connections},
+                                          {QStringLiteral("chunkSize"), estimate.chunkSize},
+                                          {QStringLiteral("reason"), estimate.reason}})
+                    .toJson(QJsonDocument::Compact) +
+                '\n');
         } else {
             m_out.write(describe(estimate).toUtf8() + '\n');
         }

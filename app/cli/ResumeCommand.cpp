@@ -21,8 +21,7 @@ ResumeCommand::ResumeCommand(const UploadRequest &options, ResumeJournal &journa
     , m_out(out)
     , m_err(err)
     , m_errIsTerminal(errIsTerminal)
-{
-}
+{}
 
 ResumeCommand::~ResumeCommand() = default;
 
@@ -55,7 +54,8 @@ UploadRequest ResumeCommand::requestFor(const JournalBatch &batch) const
     request.transfer.chunkSize = batch.chunkSize > 0 ? batch.chunkSize : request.transfer.chunkSize;
     request.transfer.onConflict = batch.onConflict;
     request.connectionsFixed = batch.connections > 0;
-    request.transfer.connections = batch.connections > 0 ? batch.connections : 4 * int(batch.endpoints.size());
+    request.transfer.connections =
+        batch.connections > 0 ? batch.connections : 4 * int(batch.endpoints.size());
     return request;
 }
 
@@ -74,7 +74,8 @@ void ResumeCommand::runNextBatch()
         const QFileInfo info(file.source.localPath);
         SourceFile source = file.source;
         if (!info.isFile()) {
-            m_err.write(QStringLiteral("error: %1 is gone; its upload is dropped\n").arg(source.localPath).toUtf8());
+            m_err.write(
+                QStringLiteral("error: %1 is gone; its upload is dropped\n").arg(source.localPath).toUtf8());
             m_journal.endFile(file.key);
             m_worstExit = std::max(m_worstExit, 1);
             continue;
@@ -139,11 +140,15 @@ int ResumeCommand::printStatus(const ResumeJournal &journal, bool json, QFile &o
                       .toUtf8());
     }
     if (json)
-        out.write(QJsonDocument(QJsonObject{{QStringLiteral("unfinished"), files}}).toJson(QJsonDocument::Compact) + '\n');
+        out.write(
+            QJsonDocument(QJsonObject{{QStringLiteral("unfinished"), files}}).toJson(QJsonDocument::Compact) +
+            '\n');
     else if (snapshot.files.isEmpty())
         out.write("no unfinished uploads\n");
     else
-        out.write(QStringLiteral("%1 unfinished; 'multilane resume' continues them\n").arg(snapshot.files.size()).toUtf8());
+        out.write(QStringLiteral("%1 unfinished; 'multilane resume' continues them\n")
+                      .arg(snapshot.files.size())
+                      .toUtf8());
     return 0;
 }
 

@@ -20,8 +20,8 @@ struct JournalBatch;
 class ResumeCommand : public QObject {
     Q_OBJECT
 public:
-    ResumeCommand(const UploadRequest &options, ResumeJournal &journal, QFile &out, QFile &err, bool errIsTerminal,
-                  QObject *parent = nullptr);
+    ResumeCommand(const UploadRequest &options, ResumeJournal &journal, QFile &out, QFile &err,
+                  bool errIsTerminal, QObject *parent = nullptr);
     ~ResumeCommand() override;
 
     void start();

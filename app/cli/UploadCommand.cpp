@@ -2,18 +2,18 @@
 
 #include "BandwidthProbe.h"
 #include "ByteSize.h"
-#include "ProbeCommand.h"
 #include "ConsoleReporter.h"
 #include "EndpointPool.h"
 #include "HealthCheck.h"
 #include "JsonEventWriter.h"
+#include "ProbeCommand.h"
 #include "ResumeJournal.h"
 #include "SourceScanner.h"
 #include "TransferScheduler.h"
 
+#include <QDateTime>
 #include <QJsonArray>
 #include <QJsonObject>
-#include <QDateTime>
 #include <QTimer>
 
 namespace multilane {
@@ -81,8 +81,9 @@ void UploadCommand::interrupt()
         m_scheduler->pause();
     if (m_journal)
         m_journal->flush();
-    m_console->printLine(m_journal ? QStringLiteral("paused; run 'multilane resume' to continue where it stopped")
-                                   : QStringLiteral("stopped"));
+    m_console->printLine(m_journal
+                             ? QStringLiteral("paused; run 'multilane resume' to continue where it stopped")
+                             : QStringLiteral("stopped"));
     if (m_json)
         m_json->writeError(QStringLiteral("interrupted"));
     finish(130);
@@ -173,9 +174,10 @@ void UploadCommand::startTransfer(const QList<Endpoint> &usable)
     if (m_json)
         m_json->attach(*m_scheduler);
     connect(m_scheduler.get(), &TransferScheduler::onlineChanged, this, [this](bool online) {
-        m_console->printLine(online ? QStringLiteral("an endpoint answers again; continuing")
-                                    : QStringLiteral("waiting for network: no endpoint answers; retrying on its own "
-                                                     "(Ctrl-C pauses, 'multilane resume' continues later)"));
+        m_console->printLine(
+            online ? QStringLiteral("an endpoint answers again; continuing")
+                   : QStringLiteral("waiting for network: no endpoint answers; retrying on its own "
+                                    "(Ctrl-C pauses, 'multilane resume' continues later)"));
         if (m_json)
             m_json->writeState(online ? QStringLiteral("online") : QStringLiteral("waitingForNetwork"));
     });

@@ -25,8 +25,8 @@ class UploadCommand : public QObject {
     Q_OBJECT
 public:
     // journal may be null (no journal: nothing to resume from).
-    UploadCommand(const UploadRequest &request, ResumeJournal *journal, QFile &out, QFile &err, bool errIsTerminal,
-                  QObject *parent = nullptr);
+    UploadCommand(const UploadRequest &request, ResumeJournal *journal, QFile &out, QFile &err,
+                  bool errIsTerminal, QObject *parent = nullptr);
     ~UploadCommand() override;
 
     // Sends request.paths, as a new batch in the journal.

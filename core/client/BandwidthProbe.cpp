@@ -6,8 +6,8 @@
 
 namespace multilane {
 
-BandwidthProbe::BandwidthProbe(const QList<QNetworkAccessManager *> &managers, const QList<Endpoint> &endpoints,
-                               const Options &options, QObject *parent)
+BandwidthProbe::BandwidthProbe(const QList<QNetworkAccessManager *> &managers,
+                               const QList<Endpoint> &endpoints, const Options &options, QObject *parent)
     : QObject(parent)
     , m_managers(managers)
     , m_endpoints(endpoints)
@@ -65,14 +65,13 @@ void BandwidthProbe::startDownloads()
                                  QStringLiteral("bytes=%1").arg(m_options.bytesPerStream));
         QNetworkReply *reply = m_managers.at(i % m_managers.size())->get(request);
         reply->setReadBufferSize(256 * 1024);
-        connect(reply, &QNetworkReply::readyRead, this, [this, reply] {
-            m_received += reply->skip(reply->bytesAvailable());
-        });
+        connect(reply, &QNetworkReply::readyRead, this,
+                [this, reply] { m_received += reply->skip(reply->bytesAvailable()); });
         connect(reply, &QNetworkReply::finished, this, [this, reply] {
             if (reply->isOpen())
                 m_received += reply->skip(reply->bytesAvailable());
-            const bool failedEarly = reply->error() != QNetworkReply::NoError
-                && reply->error() != QNetworkReply::OperationCanceledError && !m_done;
+            const bool failedEarly = reply->error() != QNetworkReply::NoError &&
+                                     reply->error() != QNetworkReply::OperationCanceledError && !m_done;
             const QString why = reply->errorString();
             m_downloads.removeOne(reply);
             reply->deleteLater();
@@ -107,7 +106,8 @@ void BandwidthProbe::finish()
     const QList<QNetworkReply *> running = m_downloads;
     for (QNetworkReply *reply : running)
         reply->abort();
-    Q_EMIT finished(ChunkSizer::choose(m_sampler.bytesPerSecond(), std::max(0.0, m_bestRttMs), m_options.connections));
+    Q_EMIT finished(
+        ChunkSizer::choose(m_sampler.bytesPerSecond(), std::max(0.0, m_bestRttMs), m_options.connections));
 }
 
 } // namespace multilane

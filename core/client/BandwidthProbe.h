@@ -21,8 +21,8 @@ class BandwidthProbe : public QObject {
     Q_OBJECT
 public:
     struct Options {
-        int connections = 0;       // 0: 4 per endpoint, at most 12
-        int durationMs = 2000;     // how long the downloads run
+        int connections = 0;   // 0: 4 per endpoint, at most 12
+        int durationMs = 2000; // how long the downloads run
         int warmUpMs = 300;
         qint64 bytesPerStream = 1024LL * 1024 * 1024;
         int timeoutMs = 10000;

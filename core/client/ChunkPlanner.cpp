@@ -8,8 +8,7 @@ ChunkPlanner::ChunkPlanner(qint64 fileSize, qint64 chunkSize)
     : m_fileSize(std::max<qint64>(0, fileSize))
     , m_chunkSize(std::max<qint64>(1, chunkSize))
     , m_chunkCount(int((m_fileSize + m_chunkSize - 1) / m_chunkSize))
-{
-}
+{}
 
 ChunkRange ChunkPlanner::chunk(int index) const
 {

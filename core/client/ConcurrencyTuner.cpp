@@ -7,8 +7,7 @@ namespace multilane {
 ConcurrencyTuner::ConcurrencyTuner(const Options &options)
     : m_options(options)
     , m_level(std::clamp(options.start, options.minimum, options.maximum))
-{
-}
+{}
 
 int ConcurrencyTuner::update(qint64 nowMs, qint64 bytesAcknowledged, int errors)
 {
@@ -21,14 +20,15 @@ int ConcurrencyTuner::update(qint64 nowMs, qint64 bytesAcknowledged, int errors)
     if (nowMs - m_windowStartMs < m_options.intervalMs)
         return m_level;
 
-    const double rate = double(bytesAcknowledged - m_windowStartBytes) * 1000.0 / double(nowMs - m_windowStartMs);
+    const double rate =
+        double(bytesAcknowledged - m_windowStartBytes) * 1000.0 / double(nowMs - m_windowStartMs);
     const bool newErrors = errors > m_windowStartErrors;
     const int level = m_level;
     if (newErrors) {
         // Errors: the receivers or the path are overloaded; back off hard.
         m_level = std::max(m_options.minimum, m_level / 2);
-    } else if (nowMs >= m_holdUntilMs
-               && (m_previousRate < 0 || rate > m_previousRate * (1 + m_options.gainToGrow))) {
+    } else if (nowMs >= m_holdUntilMs &&
+               (m_previousRate < 0 || rate > m_previousRate * (1 + m_options.gainToGrow))) {
         // The last step paid (or this is the first measurement): try more, faster while small.
         m_level = std::min(m_options.maximum, m_level + std::max(1, m_level / 2));
     } else if (rate < m_previousRate * (1 - m_options.lossToShrink) && m_previousLevel > 0) {

@@ -15,7 +15,7 @@ public:
         int minimum = 1;
         int maximum = 12;
         qint64 intervalMs = 1500;
-        double gainToGrow = 0.05;  // +5 % goodput: the extra connections paid off, add more
+        double gainToGrow = 0.05;   // +5 % goodput: the extra connections paid off, add more
         double lossToShrink = 0.10; // -10 %: too many, step back
         int holdIntervals = 5;      // after stepping back, try growing again only this much later
     };

@@ -45,7 +45,8 @@ static Parsed<QList<Endpoint>> fromJson(const QJsonDocument &document)
         const QJsonObject object = array.at(i).toObject();
         Parsed<Endpoint> parsed = fromUrl(object.value(QLatin1String("url")).toString());
         if (!parsed.value)
-            return Parsed<QList<Endpoint>>::fail(QStringLiteral("endpoint %1: %2").arg(i + 1).arg(parsed.error));
+            return Parsed<QList<Endpoint>>::fail(
+                QStringLiteral("endpoint %1: %2").arg(i + 1).arg(parsed.error));
         Endpoint endpoint = *parsed.value;
         endpoint.token = object.value(QLatin1String("token")).toString().toUtf8();
         endpoint.weight = object.value(QLatin1String("weight")).toInt(1);
@@ -78,7 +79,8 @@ Parsed<QList<Endpoint>> fromFileContents(const QByteArray &contents)
             continue;
         Parsed<Endpoint> parsed = fromUrl(line);
         if (!parsed.value)
-            return Parsed<QList<Endpoint>>::fail(QStringLiteral("line %1: %2").arg(lineNumber).arg(parsed.error));
+            return Parsed<QList<Endpoint>>::fail(
+                QStringLiteral("line %1: %2").arg(lineNumber).arg(parsed.error));
         endpoints.append(*parsed.value);
     }
     return Parsed<QList<Endpoint>>::ok(endpoints);
@@ -88,7 +90,8 @@ Parsed<QList<Endpoint>> fromFile(const QString &path)
 {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
-        return Parsed<QList<Endpoint>>::fail(QStringLiteral("cannot read %1: %2").arg(path, file.errorString()));
+        return Parsed<QList<Endpoint>>::fail(
+            QStringLiteral("cannot read %1: %2").arg(path, file.errorString()));
     Parsed<QList<Endpoint>> parsed = fromFileContents(file.readAll());
     if (!parsed.value)
         parsed.error = path + QLatin1String(": ") + parsed.error;

@@ -10,17 +10,19 @@ namespace multilane {
 
 // One receiver address the client may send to, with what the admin set for it.
 struct Endpoint {
-    QUrl url;           // http://host:port (a path prefix is kept: http://host/multilane)
-    QByteArray token;   // sent as "Authorization: Bearer <token>" when not empty
-    int weight = 1;     // share of chunks relative to the other endpoints
+    QUrl url;         // http://host:port (a path prefix is kept: http://host/multilane)
+    QByteArray token; // sent as "Authorization: Bearer <token>" when not empty
+    int weight = 1;   // share of chunks relative to the other endpoints
     int maxConnections = 6;
 
-    QString displayName() const { return url.toDisplayString(QUrl::RemoveUserInfo | QUrl::StripTrailingSlash); }
+    QString displayName() const
+    {
+        return url.toDisplayString(QUrl::RemoveUserInfo | QUrl::StripTrailingSlash);
+    }
 };
 
 // A value or a human-readable reason, for parsing user input.
-template<typename T>
-struct Parsed {
+template<typename T> struct Parsed {
     std::optional<T> value;
     QString error;
     static Parsed ok(T v) { return {std::move(v), {}}; }

@@ -13,8 +13,7 @@ EndpointMonitor::EndpointMonitor(EndpointPool &pool, QNetworkAccessManager &mana
     , m_manager(manager)
     , m_options(options)
     , m_states(pool.endpointCount())
-{
-}
+{}
 
 void EndpointMonitor::recordSuccess(int endpoint)
 {
@@ -29,7 +28,8 @@ void EndpointMonitor::recordNetworkFailure(int endpoint)
     const bool wasOnline = isOnline();
     m_pool.setUp(endpoint, false);
     state.probeDelayMs = m_options.firstProbeDelayMs;
-    Q_EMIT endpointDown(endpoint, QStringLiteral("%1 stopped answering").arg(m_pool.endpoint(endpoint).displayName()));
+    Q_EMIT endpointDown(endpoint,
+                        QStringLiteral("%1 stopped answering").arg(m_pool.endpoint(endpoint).displayName()));
     if (wasOnline && !isOnline())
         Q_EMIT onlineChanged(false);
     scheduleProbe(endpoint);
@@ -47,8 +47,8 @@ void EndpointMonitor::scheduleProbe(int endpoint)
 
 void EndpointMonitor::probe(int endpoint)
 {
-    QNetworkReply *reply = m_manager.get(
-        ReceiverApi::request(m_pool.endpoint(endpoint), ReceiverApi::healthRoute(), m_options.probeTimeoutMs));
+    QNetworkReply *reply = m_manager.get(ReceiverApi::request(
+        m_pool.endpoint(endpoint), ReceiverApi::healthRoute(), m_options.probeTimeoutMs));
     connect(reply, &QNetworkReply::finished, this, [this, reply, endpoint] {
         const ApiReply answer = ReceiverApi::read(reply);
         State &state = m_states[endpoint];

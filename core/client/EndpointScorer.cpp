@@ -12,8 +12,7 @@ constexpr int MinSamples = 2;     // before that, an endpoint counts as "not mea
 
 EndpointScorer::EndpointScorer(int endpoints)
     : m_states(endpoints)
-{
-}
+{}
 
 void EndpointScorer::recordSuccess(int endpoint, qint64 bytes, qint64 durationMs)
 {

@@ -9,8 +9,7 @@ FileRangeDevice::FileRangeDevice(const QString &path, qint64 offset, qint64 leng
     , m_file(path)
     , m_offset(offset)
     , m_length(length)
-{
-}
+{}
 
 bool FileRangeDevice::open(OpenMode mode)
 {

@@ -9,8 +9,7 @@ namespace multilane {
 HealthCheck::HealthCheck(QNetworkAccessManager &manager, QObject *parent)
     : QObject(parent)
     , m_manager(manager)
-{
-}
+{}
 
 void HealthCheck::check(const QList<Endpoint> &endpoints, int timeoutMs)
 {
@@ -22,13 +21,15 @@ void HealthCheck::check(const QList<Endpoint> &endpoints, int timeoutMs)
     }
     for (qsizetype i = 0; i < endpoints.size(); ++i) {
         const Endpoint &endpoint = endpoints.at(i);
-        QNetworkReply *reply = m_manager.get(ReceiverApi::request(endpoint, ReceiverApi::healthRoute(), timeoutMs));
+        QNetworkReply *reply =
+            m_manager.get(ReceiverApi::request(endpoint, ReceiverApi::healthRoute(), timeoutMs));
         connect(reply, &QNetworkReply::finished, this, [this, reply, i, name = endpoint.displayName()] {
             const ApiReply answer = ReceiverApi::read(reply);
             if (answer.error) {
-                m_problems[i] = QStringLiteral("%1 does not answer (%2); check that multilane-receiver runs there "
-                                               "and the address is right")
-                                    .arg(name, answer.error->message);
+                m_problems[i] =
+                    QStringLiteral("%1 does not answer (%2); check that multilane-receiver runs there "
+                                   "and the address is right")
+                        .arg(name, answer.error->message);
             } else if (answer.body.value(QLatin1String("protocol")).toInt() != ReceiverApi::ProtocolVersion) {
                 m_problems[i] = QStringLiteral("%1 is not a multilane-receiver speaking protocol %2")
                                     .arg(name)

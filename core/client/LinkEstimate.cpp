@@ -9,8 +9,7 @@ namespace multilane {
 
 ThroughputSampler::ThroughputSampler(qint64 warmUpMs)
     : m_warmUpMs(warmUpMs)
-{
-}
+{}
 
 void ThroughputSampler::addSample(qint64 nowMs, qint64 totalBytes)
 {
@@ -60,20 +59,24 @@ LinkEstimate choose(double bytesPerSecond, double rttMs, int connections)
     estimate.chunkSize = chunk;
     const QString perConnectionText = ByteSize::formatRate(perConnection);
     if (perConnection <= 0) {
-        estimate.reason = QStringLiteral("no measurement: the smallest chunk, %1").arg(ByteSize::format(chunk));
+        estimate.reason =
+            QStringLiteral("no measurement: the smallest chunk, %1").arg(ByteSize::format(chunk));
     } else if (wanted >= double(MaxChunk)) {
-        estimate.reason = QStringLiteral("%1 per connection would want chunks over %2; capped there so a failed "
-                                         "chunk stays cheap to resend")
-                              .arg(perConnectionText, ByteSize::format(MaxChunk));
+        estimate.reason =
+            QStringLiteral("%1 per connection would want chunks over %2; capped there so a failed "
+                           "chunk stays cheap to resend")
+                .arg(perConnectionText, ByteSize::format(MaxChunk));
     } else if (wanted < double(MinChunk)) {
-        estimate.reason = QStringLiteral("%1 per connection is slow; the floor of %2 keeps request overhead low")
-                              .arg(perConnectionText, ByteSize::format(MinChunk));
+        estimate.reason =
+            QStringLiteral("%1 per connection is slow; the floor of %2 keeps request overhead low")
+                .arg(perConnectionText, ByteSize::format(MinChunk));
     } else if (byRtt > byTime) {
-        estimate.reason = QStringLiteral("%1 per connection and a %2 ms round trip: %3 keeps the round trip under "
-                                         "5% of each chunk's time")
-                              .arg(perConnectionText)
-                              .arg(rttMs, 0, 'f', 0)
-                              .arg(ByteSize::format(chunk));
+        estimate.reason =
+            QStringLiteral("%1 per connection and a %2 ms round trip: %3 keeps the round trip under "
+                           "5% of each chunk's time")
+                .arg(perConnectionText)
+                .arg(rttMs, 0, 'f', 0)
+                .arg(ByteSize::format(chunk));
     } else {
         estimate.reason = QStringLiteral("%1 per connection: %2 takes about %3 s to send")
                               .arg(perConnectionText, ByteSize::format(chunk))

@@ -12,7 +12,7 @@ struct LinkEstimate {
     double rttMs = 0;          // best round trip of a tiny request
     int connections = 0;       // probe connections used
     qint64 chunkSize = 0;
-    QString reason;            // why this chunk size, in words
+    QString reason; // why this chunk size, in words
 };
 
 // The probe's arithmetic, apart from the network so tests can feed it a clock: bytes received

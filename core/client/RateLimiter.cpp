@@ -8,8 +8,7 @@ namespace multilane {
 RateLimiter::RateLimiter(double bytesPerSecond)
     : m_rate(std::max(0.0, bytesPerSecond))
     , m_tokens(1) // the first request may start at once, with no banked burst
-{
-}
+{}
 
 void RateLimiter::refill(qint64 nowMs)
 {

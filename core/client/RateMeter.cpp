@@ -4,8 +4,7 @@ namespace multilane {
 
 RateMeter::RateMeter(qint64 windowMs)
     : m_windowMs(windowMs)
-{
-}
+{}
 
 void RateMeter::addSample(qint64 nowMs, qint64 totalBytes)
 {

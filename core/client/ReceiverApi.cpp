@@ -23,7 +23,8 @@ QString onConflictName(OnConflict policy)
 
 std::optional<OnConflict> onConflictFromName(const QString &name)
 {
-    for (OnConflict policy : {OnConflict::Rename, OnConflict::Overwrite, OnConflict::Skip, OnConflict::Fail}) {
+    for (OnConflict policy :
+         {OnConflict::Rename, OnConflict::Overwrite, OnConflict::Skip, OnConflict::Fail}) {
         if (onConflictName(policy) == name)
             return policy;
     }
@@ -32,8 +33,8 @@ std::optional<OnConflict> onConflictFromName(const QString &name)
 
 bool ApiError::isRetriable() const
 {
-    return httpStatus == 0 || httpStatus >= 500 || httpStatus == 408 || httpStatus == 429
-        || code == QLatin1String("checksum_mismatch");
+    return httpStatus == 0 || httpStatus >= 500 || httpStatus == 408 || httpStatus == 429 ||
+           code == QLatin1String("checksum_mismatch");
 }
 
 namespace ReceiverApi {
@@ -46,7 +47,8 @@ static QString encodedPath(const QString &path)
     return parts.join(QLatin1Char('/'));
 }
 
-QNetworkRequest request(const Endpoint &endpoint, const QString &route, int transferTimeoutMs, const QString &query)
+QNetworkRequest request(const Endpoint &endpoint, const QString &route, int transferTimeoutMs,
+                        const QString &query)
 {
     QUrl url = endpoint.url;
     url.setPath(url.path(QUrl::FullyEncoded) + route, QUrl::TolerantMode);
@@ -100,11 +102,12 @@ ApiReply read(QNetworkReply *reply)
     error.code = errorObject.value(QLatin1String("code")).toString();
     error.message = errorObject.value(QLatin1String("message")).toString();
     if (error.message.isEmpty()) {
-        error.message = result.httpStatus != 0
-            ? QStringLiteral("HTTP %1 %2")
-                  .arg(result.httpStatus)
-                  .arg(reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toString())
-            : reply->errorString();
+        error.message =
+            result.httpStatus != 0
+                ? QStringLiteral("HTTP %1 %2")
+                      .arg(result.httpStatus)
+                      .arg(reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toString())
+                : reply->errorString();
     }
     result.error = error;
     return result;

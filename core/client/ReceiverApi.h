@@ -38,13 +38,22 @@ inline constexpr int ProtocolVersion = 1;
 
 QNetworkRequest request(const Endpoint &endpoint, const QString &route, int transferTimeoutMs,
                         const QString &query = {});
-inline QString probeRoute() { return QStringLiteral("/v1/probe"); }
+inline QString probeRoute()
+{
+    return QStringLiteral("/v1/probe");
+}
 QString filesRoute(const QString &destinationPath);
 QString chunkRoute(const QString &uploadId, int index);
 QString uploadRoute(const QString &uploadId);
 QString completeRoute(const QString &uploadId);
-inline QString createRoute() { return QStringLiteral("/v1/uploads"); }
-inline QString healthRoute() { return QStringLiteral("/v1/health"); }
+inline QString createRoute()
+{
+    return QStringLiteral("/v1/uploads");
+}
+inline QString healthRoute()
+{
+    return QStringLiteral("/v1/health");
+}
 
 // Reads a finished reply (status, JSON body, error) and schedules its deletion.
 ApiReply read(QNetworkReply *reply);

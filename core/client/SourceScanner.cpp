@@ -53,12 +53,14 @@ SourceScanner::Result SourceScanner::scan(const QStringList &paths, const QStrin
         }
         const QString base = UploadPath::join(destinationPrefix, folderName(info));
         if (base.isEmpty()) {
-            result.errors.append(QStringLiteral("cannot send the root folder itself; name a folder below it"));
+            result.errors.append(
+                QStringLiteral("cannot send the root folder itself; name a folder below it"));
             continue;
         }
         const QDir root(info.absoluteFilePath());
         QList<QFileInfo> found;
-        QDirIterator it(root.path(), QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
+        QDirIterator it(root.path(), QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot,
+                        QDirIterator::Subdirectories);
         while (it.hasNext()) {
             it.next();
             found.append(it.fileInfo());

@@ -27,16 +27,15 @@ QString transferStateName(TransferState state)
 
 bool isTerminal(TransferState state)
 {
-    return state == TransferState::Done || state == TransferState::Skipped || state == TransferState::Failed
-        || state == TransferState::Cancelled;
+    return state == TransferState::Done || state == TransferState::Skipped ||
+           state == TransferState::Failed || state == TransferState::Cancelled;
 }
 
 TransferJob::TransferJob(int id, const SourceFile &source, qint64 chunkSize)
     : m_id(id)
     , m_source(source)
     , m_planner(source.size, chunkSize)
-{
-}
+{}
 
 void TransferJob::attachUpload(const QString &uploadId, qint64 chunkSize, const QList<int> &received)
 {

@@ -17,9 +17,9 @@ enum class TransferState {
     Uploading,  // chunks moving
     Completing, // every chunk held; the receiver verifies the whole file
     Done,
-    Skipped,    // identical file already there, or --on-conflict skip
+    Skipped, // identical file already there, or --on-conflict skip
     Failed,
-    Cancelled,  // by the user; retry() queues it again
+    Cancelled, // by the user; retry() queues it again
 };
 QString transferStateName(TransferState state);
 bool isTerminal(TransferState state);
@@ -91,7 +91,7 @@ public:
     bool needsCreate = false;
     bool requestInFlight = false; // create / complete / single PUT / abort
     bool waitingForHashToCompare = false;
-    QByteArray existingSha256;    // identical-file check against what the receiver already holds
+    QByteArray existingSha256; // identical-file check against what the receiver already holds
 
 private:
     int m_id;

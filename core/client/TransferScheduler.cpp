@@ -160,7 +160,8 @@ void TransferScheduler::activateQueuedJobs()
     // so a folder of 100 000 files does not open 100 000 uploads at once.
     const int maxActive = std::max(4, m_options.connections * 2);
     while (m_active.size() < maxActive && (!m_retryQueue.isEmpty() || m_nextQueued < int(m_jobs.size()))) {
-        TransferJob &job = m_jobs[std::size_t(!m_retryQueue.isEmpty() ? m_retryQueue.takeFirst() : m_nextQueued++)];
+        TransferJob &job =
+            m_jobs[std::size_t(!m_retryQueue.isEmpty() ? m_retryQueue.takeFirst() : m_nextQueued++)];
         if (job.state() != TransferState::Queued)
             continue; // cancelled before it started
         job.setState(TransferState::Preparing);
@@ -245,24 +246,24 @@ bool TransferScheduler::dispatchNext(const EndpointLease &lease)
 {
     // Finishing files first keeps the number of half-done files (and server state) small.
     if (TransferJob *job = nextJobWith([](const TransferJob &j) {
-            return j.state() == TransferState::Uploading && !j.requestInFlight && j.allChunksAcknowledged()
-                && !j.sha256().isEmpty() && !j.waitingForHashToCompare;
+            return j.state() == TransferState::Uploading && !j.requestInFlight && j.allChunksAcknowledged() &&
+                   !j.sha256().isEmpty() && !j.waitingForHashToCompare;
         })) {
         sendComplete(*job, lease);
         return true;
     }
     const bool pushData = mayPushData();
     if (TransferJob *job = !pushData ? nullptr : nextJobWith([](const TransferJob &j) {
-            return j.state() == TransferState::Preparing && !j.requestInFlight && !j.needsCreate
-                && !j.sha256().isEmpty();
+            return j.state() == TransferState::Preparing && !j.requestInFlight && !j.needsCreate &&
+                   !j.sha256().isEmpty();
         })) {
         m_limiter.consume(job->source().size, m_clock.elapsed());
         sendSingle(*job, lease);
         return true;
     }
     if (TransferJob *job = nextJobWith([](const TransferJob &j) {
-            return j.state() == TransferState::Uploading && !j.requestInFlight && j.waitingForHashToCompare
-                && !j.sha256().isEmpty() && j.sha256() == j.existingSha256;
+            return j.state() == TransferState::Uploading && !j.requestInFlight && j.waitingForHashToCompare &&
+                   !j.sha256().isEmpty() && j.sha256() == j.existingSha256;
         })) {
         sendAbort(*job, lease);
         return true;
@@ -314,8 +315,8 @@ void TransferScheduler::sendCreate(TransferJob &job, const EndpointLease &lease)
                      {QStringLiteral("onConflict"), onConflictName(m_options.onConflict)}};
     if (!job.sha256().isEmpty())
         body.insert(QStringLiteral("sha256"), QString::fromLatin1(job.sha256()));
-    QNetworkRequest request = ReceiverApi::request(m_pool.endpoint(lease.endpoint), ReceiverApi::createRoute(),
-                                                   m_options.transferTimeoutMs);
+    QNetworkRequest request = ReceiverApi::request(m_pool.endpoint(lease.endpoint),
+                                                   ReceiverApi::createRoute(), m_options.transferTimeoutMs);
     request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
     job.requestInFlight = true;
     QNetworkReply *reply = m_managers[lease.endpoint][lease.lane]->post(
@@ -331,7 +332,8 @@ void TransferScheduler::sendChunk(TransferJob &job, const ReadyChunk &chunk, con
         const QString why = body->errorString();
         delete body;
         m_pool.release(lease); // not sent: give the connection back (pump holds no lease for it)
-        finishJob(job, TransferState::Failed, QStringLiteral("cannot read %1: %2").arg(job.source().localPath, why));
+        finishJob(job, TransferState::Failed,
+                  QStringLiteral("cannot read %1: %2").arg(job.source().localPath, why));
         return;
     }
     QNetworkRequest request = ReceiverApi::request(m_pool.endpoint(lease.endpoint),
@@ -357,9 +359,9 @@ void TransferScheduler::sendComplete(TransferJob &job, const EndpointLease &leas
     }
     job.setState(TransferState::Completing);
     job.requestInFlight = true;
-    QNetworkRequest request = ReceiverApi::request(m_pool.endpoint(lease.endpoint),
-                                                   ReceiverApi::completeRoute(job.uploadId()),
-                                                   m_options.transferTimeoutMs);
+    QNetworkRequest request =
+        ReceiverApi::request(m_pool.endpoint(lease.endpoint), ReceiverApi::completeRoute(job.uploadId()),
+                             m_options.transferTimeoutMs);
     request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
     const QJsonObject body{{QStringLiteral("sha256"), QString::fromLatin1(job.sha256())}};
     QNetworkReply *reply = m_managers[lease.endpoint][lease.lane]->post(
@@ -374,7 +376,8 @@ void TransferScheduler::sendSingle(TransferJob &job, const EndpointLease &lease)
         const QString why = body->errorString();
         delete body;
         m_pool.release(lease);
-        finishJob(job, TransferState::Failed, QStringLiteral("cannot read %1: %2").arg(job.source().localPath, why));
+        finishJob(job, TransferState::Failed,
+                  QStringLiteral("cannot read %1: %2").arg(job.source().localPath, why));
         return;
     }
     QNetworkRequest request = ReceiverApi::request(m_pool.endpoint(lease.endpoint),
@@ -394,9 +397,9 @@ void TransferScheduler::sendSingle(TransferJob &job, const EndpointLease &lease)
 void TransferScheduler::sendAbort(TransferJob &job, const EndpointLease &lease)
 {
     job.requestInFlight = true;
-    QNetworkRequest request = ReceiverApi::request(m_pool.endpoint(lease.endpoint),
-                                                   ReceiverApi::uploadRoute(job.uploadId()),
-                                                   m_options.transferTimeoutMs);
+    QNetworkRequest request =
+        ReceiverApi::request(m_pool.endpoint(lease.endpoint), ReceiverApi::uploadRoute(job.uploadId()),
+                             m_options.transferTimeoutMs);
     QNetworkReply *reply = m_managers[lease.endpoint][lease.lane]->deleteResource(request);
     track(reply, {RequestKind::Abort, job.id(), -1, 0, job.uploadId(), lease});
 }
@@ -432,7 +435,8 @@ void TransferScheduler::onReplyFinished(QNetworkReply *reply)
         if (carriedData) {
             ++stats.chunks;
             stats.bytes += request.sent;
-            m_scorer.recordSuccess(request.lease.endpoint, request.sent, m_clock.elapsed() - request.startedMs);
+            m_scorer.recordSuccess(request.lease.endpoint, request.sent,
+                                   m_clock.elapsed() - request.startedMs);
         }
     }
     if (carriedData && m_options.scoreEndpoints) {
@@ -489,7 +493,8 @@ void TransferScheduler::onCreateReply(TransferJob &job, const ApiReply &reply)
     const QString id = reply.body.value(QLatin1String("id")).toString();
     const qint64 chunkSize = reply.body.value(QLatin1String("chunkSize")).toInteger();
     if (id.isEmpty() || chunkSize < 1) {
-        finishJob(job, TransferState::Failed, QStringLiteral("the receiver's answer to create has no upload id"));
+        finishJob(job, TransferState::Failed,
+                  QStringLiteral("the receiver's answer to create has no upload id"));
         return;
     }
     m_bytesAcknowledged -= job.acknowledgedBytes();
@@ -500,8 +505,8 @@ void TransferScheduler::onCreateReply(TransferJob &job, const ApiReply &reply)
     const QJsonObject existing = reply.body.value(QLatin1String("existing")).toObject();
     job.existingSha256 = existing.value(QLatin1String("sha256")).toString().toLatin1();
     // Same size as a file already there: hold the chunks until our hash says whether it is ours.
-    job.waitingForHashToCompare = !job.existingSha256.isEmpty()
-        && (job.sha256().isEmpty() || job.sha256() == job.existingSha256);
+    job.waitingForHashToCompare =
+        !job.existingSha256.isEmpty() && (job.sha256().isEmpty() || job.sha256() == job.existingSha256);
     job.setState(TransferState::Uploading);
 }
 
@@ -563,13 +568,13 @@ void TransferScheduler::onCompleteReply(TransferJob &job, const ApiReply &reply)
         return;
     }
     const ApiError &error = *reply.error;
-    if (error.code == QLatin1String("incomplete") || error.code == QLatin1String("no_such_upload")
-        || error.code == QLatin1String("checksum_mismatch")) {
+    if (error.code == QLatin1String("incomplete") || error.code == QLatin1String("no_such_upload") ||
+        error.code == QLatin1String("checksum_mismatch")) {
         // The receiver lacks chunks (or reset them after a bad whole-file hash): ask it again
         // what it holds and send the rest, a bounded number of times.
         if (job.bumpAttempts() >= m_options.maxAttempts) {
-            finishJob(job, TransferState::Failed, QStringLiteral("the receiver could not verify the file: %1")
-                                                      .arg(error.message));
+            finishJob(job, TransferState::Failed,
+                      QStringLiteral("the receiver could not verify the file: %1").arg(error.message));
             return;
         }
         job.needsCreate = true;
@@ -597,8 +602,9 @@ void TransferScheduler::onChunkHashed(int jobId, int chunk, std::optional<std::u
     if (isTerminal(job.state()))
         return;
     if (!hash) {
-        finishJob(job, TransferState::Failed,
-                  QStringLiteral("cannot read %1 (moved, shortened or unreadable)").arg(job.source().localPath));
+        finishJob(
+            job, TransferState::Failed,
+            QStringLiteral("cannot read %1 (moved, shortened or unreadable)").arg(job.source().localPath));
         return;
     }
     if (job.state() != TransferState::Uploading) {
@@ -631,8 +637,8 @@ void TransferScheduler::retryJobLater(TransferJob &job, const QString &what)
 {
     const int attempts = job.bumpAttempts();
     if (attempts >= m_options.maxAttempts && m_monitor.isOnline()) {
-        finishJob(job, TransferState::Failed, QStringLiteral("gave up after %1 attempts: %2").arg(attempts).arg(what),
-                  true);
+        finishJob(job, TransferState::Failed,
+                  QStringLiteral("gave up after %1 attempts: %2").arg(attempts).arg(what), true);
         return;
     }
     job.requestInFlight = true; // nothing else for this job until the delay is over
@@ -785,14 +791,15 @@ void TransferScheduler::failEverything(const QString &why)
 bool TransferScheduler::sourceChanged(const TransferJob &job) const
 {
     const QFileInfo info(job.source().localPath);
-    return !info.exists() || info.size() != job.source().size
-        || info.lastModified().toMSecsSinceEpoch() != job.source().mtimeMs;
+    return !info.exists() || info.size() != job.source().size ||
+           info.lastModified().toMSecsSinceEpoch() != job.source().mtimeMs;
 }
 
 int TransferScheduler::retryDelayMs(int attempt) const
 {
     // Exponential backoff with full jitter, capped, so many clients do not retry in lockstep.
-    const qint64 ceiling = std::min<qint64>(30000, qint64(m_options.retryBaseDelayMs) << std::min(attempt, 10));
+    const qint64 ceiling =
+        std::min<qint64>(30000, qint64(m_options.retryBaseDelayMs) << std::min(attempt, 10));
     return int(ceiling / 2 + QRandomGenerator::global()->bounded(ceiling / 2 + 1));
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "EndpointMonitor.h"
 #include "ConcurrencyTuner.h"
+#include "EndpointMonitor.h"
 #include "EndpointPool.h"
 #include "EndpointScorer.h"
 #include "HashWorker.h"
@@ -12,9 +12,9 @@
 
 #include <QElapsedTimer>
 #include <QHash>
-#include <QSet>
 #include <QNetworkAccessManager>
 #include <QObject>
+#include <QSet>
 #include <QTimer>
 #include <vector>
 
@@ -26,12 +26,12 @@ struct TransferOptions {
     int connections = 12;
     qint64 chunkSize = ChunkPlanner::DefaultChunkSize;
     OnConflict onConflict = OnConflict::Rename;
-    int maxAttempts = 6;          // per chunk and per file-level request
-    int retryBaseDelayMs = 500;   // doubled each attempt, with jitter
+    int maxAttempts = 6;        // per chunk and per file-level request
+    int retryBaseDelayMs = 500; // doubled each attempt, with jitter
     int transferTimeoutMs = 60000;
-    int progressIntervalMs = 100; // at most this often; the final update always goes out
-    qint64 maxOfflineMs = 0;      // give up after this long with no endpoint answering; 0: wait
-    bool filesInOrder = false;    // --order files: earlier files' chunks go first
+    int progressIntervalMs = 100;   // at most this often; the final update always goes out
+    qint64 maxOfflineMs = 0;        // give up after this long with no endpoint answering; 0: wait
+    bool filesInOrder = false;      // --order files: earlier files' chunks go first
     double limitBytesPerSecond = 0; // --limit-rate; 0: no limit
     // Auto chunk size: a file's chunks are at most size / (4 x connections), so even a file a
     // few times the chunk size spreads over every connection.
@@ -60,9 +60,9 @@ struct TransferProgress {
 
 // What went to one endpoint, for the summary and the status bar.
 struct EndpointStats {
-    int chunks = 0;     // chunk and whole-file requests acknowledged
-    qint64 bytes = 0;   // body bytes acknowledged
-    int failures = 0;   // requests that failed (and were retried or gave up)
+    int chunks = 0;   // chunk and whole-file requests acknowledged
+    qint64 bytes = 0; // body bytes acknowledged
+    int failures = 0; // requests that failed (and were retried or gave up)
 };
 
 // Keeps N connections busy across many files and many chunks at once: opens files as room
@@ -185,7 +185,7 @@ private:
     RateLimiter m_limiter;
     EndpointScorer m_scorer;
     ConcurrencyTuner m_tuner;
-    int m_connections;   // the level in use: options.connections, or the tuner's
+    int m_connections; // the level in use: options.connections, or the tuner's
     int m_failures = 0;
     bool m_limiterWakeScheduled = false;
     QElapsedTimer m_clock;

@@ -16,11 +16,12 @@ class TestCommandLine : public QObject {
 private Q_SLOTS:
     void fullUpload()
     {
-        const auto r = parse({QStringLiteral("upload"), QStringLiteral("--endpoint"), QStringLiteral("http://recv:9101"),
-                              QStringLiteral("--endpoint"), QStringLiteral("recv:9102"), QStringLiteral("--connections"),
-                              QStringLiteral("12"), QStringLiteral("--chunk-size"), QStringLiteral("4M"),
-                              QStringLiteral("--dest"), QStringLiteral("/inbox/"), QStringLiteral("--on-conflict"),
-                              QStringLiteral("skip"), QStringLiteral("--json"), QStringLiteral("a"), QStringLiteral("b/")});
+        const auto r = parse(
+            {QStringLiteral("upload"), QStringLiteral("--endpoint"), QStringLiteral("http://recv:9101"),
+             QStringLiteral("--endpoint"), QStringLiteral("recv:9102"), QStringLiteral("--connections"),
+             QStringLiteral("12"), QStringLiteral("--chunk-size"), QStringLiteral("4M"),
+             QStringLiteral("--dest"), QStringLiteral("/inbox/"), QStringLiteral("--on-conflict"),
+             QStringLiteral("skip"), QStringLiteral("--json"), QStringLiteral("a"), QStringLiteral("b/")});
         QVERIFY2(r.error.isEmpty(), qPrintable(r.error));
         QCOMPARE(r.command, CommandLine::Command::Upload);
         QCOMPARE(r.upload.endpoints.size(), 2);
@@ -50,27 +51,46 @@ private Q_SLOTS:
         const QString e = QStringLiteral("--endpoint");
         const QString h = QStringLiteral("http://h:1");
         QTest::newRow("no endpoint") << QStringList{QStringLiteral("upload"), QStringLiteral("x")} << e;
-        QTest::newRow("no path") << QStringList{QStringLiteral("upload"), e, h} << QStringLiteral("nothing to send");
-        QTest::newRow("bad connections") << QStringList{QStringLiteral("upload"), e, h, QStringLiteral("--connections"),
-                                                        QStringLiteral("0"), QStringLiteral("x")}
+        QTest::newRow("no path") << QStringList{QStringLiteral("upload"), e, h}
+                                 << QStringLiteral("nothing to send");
+        QTest::newRow("bad connections") << QStringList{QStringLiteral("upload"),
+                                                        e,
+                                                        h,
+                                                        QStringLiteral("--connections"),
+                                                        QStringLiteral("0"),
+                                                        QStringLiteral("x")}
                                          << QStringLiteral("--connections");
-        QTest::newRow("bad chunk") << QStringList{QStringLiteral("upload"), e, h, QStringLiteral("--chunk-size"),
-                                                  QStringLiteral("12 parsecs"), QStringLiteral("x")}
+        QTest::newRow("bad chunk") << QStringList{QStringLiteral("upload"),
+                                                  e,
+                                                  h,
+                                                  QStringLiteral("--chunk-size"),
+                                                  QStringLiteral("12 parsecs"),
+                                                  QStringLiteral("x")}
                                    << QStringLiteral("--chunk-size");
-        QTest::newRow("tiny chunk") << QStringList{QStringLiteral("upload"), e, h, QStringLiteral("--chunk-size"),
-                                                   QStringLiteral("1K"), QStringLiteral("x")}
+        QTest::newRow("tiny chunk") << QStringList{QStringLiteral("upload"),
+                                                   e,
+                                                   h,
+                                                   QStringLiteral("--chunk-size"),
+                                                   QStringLiteral("1K"),
+                                                   QStringLiteral("x")}
                                     << QStringLiteral("64K");
-        QTest::newRow("bad policy") << QStringList{QStringLiteral("upload"), e, h, QStringLiteral("--on-conflict"),
-                                                   QStringLiteral("merge"), QStringLiteral("x")}
+        QTest::newRow("bad policy") << QStringList{QStringLiteral("upload"),
+                                                   e,
+                                                   h,
+                                                   QStringLiteral("--on-conflict"),
+                                                   QStringLiteral("merge"),
+                                                   QStringLiteral("x")}
                                     << QStringLiteral("rename, overwrite");
-        QTest::newRow("escaping dest") << QStringList{QStringLiteral("upload"), e, h, QStringLiteral("--dest"),
-                                                      QStringLiteral("../etc"), QStringLiteral("x")}
-                                       << QStringLiteral("--dest");
+        QTest::newRow("escaping dest")
+            << QStringList{QStringLiteral("upload"), e, h, QStringLiteral("--dest"), QStringLiteral("../etc"),
+                           QStringLiteral("x")}
+            << QStringLiteral("--dest");
         QTest::newRow("bad scheme") << QStringList{QStringLiteral("upload"), e, QStringLiteral("ftp://h"),
                                                    QStringLiteral("x")}
                                     << QStringLiteral("http://");
-        QTest::newRow("unknown option") << QStringList{QStringLiteral("upload"), QStringLiteral("--frobnicate")}
-                                        << QStringLiteral("frobnicate");
+        QTest::newRow("unknown option")
+            << QStringList{QStringLiteral("upload"), QStringLiteral("--frobnicate")}
+            << QStringLiteral("frobnicate");
         QTest::newRow("unknown command") << QStringList{QStringLiteral("uplaod")} << QStringLiteral("uplaod");
     }
     void badUsageSaysWhatToDo()

@@ -56,10 +56,10 @@ class TestResumeCli : public QObject {
             });
         }
         client.start(QStringLiteral(MULTILANE_CLIENT_BIN),
-                     QStringList{QStringLiteral("upload")} + endpointArguments()
-                         + QStringList{QStringLiteral("--state-dir"), stateDir, QStringLiteral("--chunk-size"),
-                                       QStringLiteral("4M"), QStringLiteral("--connections"),
-                                       QString::number(Connections), QStringLiteral("--quiet"), file});
+                     QStringList{QStringLiteral("upload")} + endpointArguments() +
+                         QStringList{QStringLiteral("--state-dir"), stateDir, QStringLiteral("--chunk-size"),
+                                     QStringLiteral("4M"), QStringLiteral("--connections"),
+                                     QString::number(Connections), QStringLiteral("--quiet"), file});
         QVERIFY(done.wait(240000));
         QCOMPARE(client.exitStatus(), QProcess::CrashExit); // killed, not finished
     }
@@ -86,12 +86,16 @@ private Q_SLOTS:
         QVERIFY(beforeResume < FileSize);
 
         QProcess status;
-        QCOMPARE(runToEnd(status, {QStringLiteral("status"), QStringLiteral("--state-dir"), state, QStringLiteral("--json")}), 0);
+        QCOMPARE(runToEnd(status, {QStringLiteral("status"), QStringLiteral("--state-dir"), state,
+                                   QStringLiteral("--json")}),
+                 0);
         QVERIFY(status.readAllStandardOutput().contains("big.bin"));
 
         QProcess resume;
         QString errorText;
-        QCOMPARE(runToEnd(resume, {QStringLiteral("resume"), QStringLiteral("--state-dir"), state}, &errorText), 0);
+        QCOMPARE(
+            runToEnd(resume, {QStringLiteral("resume"), QStringLiteral("--state-dir"), state}, &errorText),
+            0);
         QCOMPARE(TestFiles::sha256(m_storage->filePath(QStringLiteral("big.bin"))), TestFiles::sha256(file));
 
         // Everything that reached the receiver, minus the file once, minus request overhead, is
@@ -130,7 +134,8 @@ private Q_SLOTS:
                                        QStringLiteral("--on-change"),
                                        restart ? QStringLiteral("restart") : QStringLiteral("fail")},
                                       &errorText);
-        QVERIFY2(errorText.contains(QLatin1String("changed since its upload started")), qPrintable(errorText));
+        QVERIFY2(errorText.contains(QLatin1String("changed since its upload started")),
+                 qPrintable(errorText));
         const QString stored = m_storage->filePath(QStringLiteral("doc.bin"));
         if (restart) {
             QCOMPARE(exitCode, 0);

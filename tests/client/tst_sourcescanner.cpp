@@ -27,15 +27,16 @@ private Q_SLOTS:
         writeFile(dir.filePath(QStringLiteral("photos/.hidden")), "");
         QDir().mkpath(dir.filePath(QStringLiteral("photos/empty")));
 
-        const auto result = SourceScanner::scan(
-            {dir.filePath(QStringLiteral("video.mov")), dir.filePath(QStringLiteral("photos")) + QLatin1Char('/')},
-            QString());
+        const auto result = SourceScanner::scan({dir.filePath(QStringLiteral("video.mov")),
+                                                 dir.filePath(QStringLiteral("photos")) + QLatin1Char('/')},
+                                                QString());
         QVERIFY(result.errors.isEmpty());
         QStringList destinations;
         for (const SourceFile &file : result.files)
             destinations.append(file.destinationPath);
-        QCOMPARE(destinations, (QStringList{QStringLiteral("video.mov"), QStringLiteral("photos/.hidden"),
-                                            QStringLiteral("photos/2024/b.jpg"), QStringLiteral("photos/a.jpg")}));
+        QCOMPARE(destinations,
+                 (QStringList{QStringLiteral("video.mov"), QStringLiteral("photos/.hidden"),
+                              QStringLiteral("photos/2024/b.jpg"), QStringLiteral("photos/a.jpg")}));
         QCOMPARE(result.files.at(2).size, 3);
         QVERIFY(QFileInfo(result.files.at(2).localPath).isAbsolute());
     }
@@ -44,7 +45,8 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         writeFile(dir.filePath(QStringLiteral("x/y.txt")), "y");
-        const auto result = SourceScanner::scan({dir.filePath(QStringLiteral("x"))}, QStringLiteral("inbox/today/"));
+        const auto result =
+            SourceScanner::scan({dir.filePath(QStringLiteral("x"))}, QStringLiteral("inbox/today/"));
         QCOMPARE(result.files.size(), 1);
         QCOMPARE(result.files.first().destinationPath, QStringLiteral("inbox/today/x/y.txt"));
     }
@@ -65,8 +67,8 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         writeFile(dir.filePath(QStringLiteral("ok")), "1");
-        const auto result =
-            SourceScanner::scan({dir.filePath(QStringLiteral("nope")), dir.filePath(QStringLiteral("ok"))}, QString());
+        const auto result = SourceScanner::scan(
+            {dir.filePath(QStringLiteral("nope")), dir.filePath(QStringLiteral("ok"))}, QString());
         QCOMPARE(result.files.size(), 1);
         QCOMPARE(result.errors.size(), 1);
         QVERIFY(result.errors.first().contains(QLatin1String("nope")));

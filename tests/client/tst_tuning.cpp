@@ -74,7 +74,8 @@ private Q_SLOTS:
             ++counts[lease->endpoint];
             pool.release(*lease);
         }
-        QVERIFY2(counts.at(2) < counts.at(0) / 5, qPrintable(QStringLiteral("%1 %2").arg(counts.at(0)).arg(counts.at(2))));
+        QVERIFY2(counts.at(2) < counts.at(0) / 5,
+                 qPrintable(QStringLiteral("%1 %2").arg(counts.at(0)).arg(counts.at(2))));
     }
 
     void scorerPunishesErrors()

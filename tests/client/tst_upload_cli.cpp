@@ -29,8 +29,8 @@ class TestUploadCli : public QObject {
         {
             int n = 0;
             for (const QJsonObject &e : events) {
-                if (e.value(QLatin1String("event")).toString() == name
-                    && (status.isEmpty() || e.value(QLatin1String("status")).toString() == status))
+                if (e.value(QLatin1String("event")).toString() == name &&
+                    (status.isEmpty() || e.value(QLatin1String("status")).toString() == status))
                     ++n;
             }
             return n;
@@ -70,16 +70,17 @@ private Q_SLOTS:
         const QList<qint64> edges{0, 1, chunk, chunk + 1};
         for (int i = 0; i < 50; ++i) {
             const qint64 size = i < edges.size() ? edges.at(i) : qint64(i) * 37813 % (3 * chunk);
-            QVERIFY(TestFiles::write(folder + QStringLiteral("/sub%1/file%2.dat").arg(i % 4).arg(i), size, quint32(i)));
+            QVERIFY(TestFiles::write(folder + QStringLiteral("/sub%1/file%2.dat").arg(i % 4).arg(i), size,
+                                     quint32(i)));
         }
         const QString big = m_source.filePath(QStringLiteral("video.mov"));
         QVERIFY(TestFiles::write(big, 200 * 1024 * 1024, 4242));
 
-        const Run run = runClient(QStringList{QStringLiteral("upload")} + m_receiver->endpointArguments()
-                                  + QStringList{QStringLiteral("--connections"), QStringLiteral("12"),
-                                                QStringLiteral("--chunk-size"), QStringLiteral("1M"),
-                                                QStringLiteral("--json"), QStringLiteral("--dest"),
-                                                QStringLiteral("cli"), big, folder + QLatin1Char('/')});
+        const Run run = runClient(QStringList{QStringLiteral("upload")} + m_receiver->endpointArguments() +
+                                  QStringList{QStringLiteral("--connections"), QStringLiteral("12"),
+                                              QStringLiteral("--chunk-size"), QStringLiteral("1M"),
+                                              QStringLiteral("--json"), QStringLiteral("--dest"),
+                                              QStringLiteral("cli"), big, folder + QLatin1Char('/')});
         QVERIFY2(run.exitCode == 0, qPrintable(run.stderrText));
         QCOMPARE(run.count(QStringLiteral("fileDone"), QStringLiteral("done")), 51);
         QCOMPARE(run.count(QStringLiteral("error")), 0);
@@ -99,8 +100,8 @@ private Q_SLOTS:
         }
         // The reported hash is the file's, and every port carried chunks.
         for (const QJsonObject &e : run.events) {
-            if (e.value(QLatin1String("destination")).toString() == QLatin1String("cli/video.mov")
-                && e.value(QLatin1String("event")).toString() == QLatin1String("fileDone"))
+            if (e.value(QLatin1String("destination")).toString() == QLatin1String("cli/video.mov") &&
+                e.value(QLatin1String("event")).toString() == QLatin1String("fileDone"))
                 QCOMPARE(e.value(QLatin1String("sha256")).toString().toLatin1(), TestFiles::sha256(big));
         }
         const QJsonObject summary = run.event(QStringLiteral("summary"));
@@ -116,9 +117,10 @@ private Q_SLOTS:
     {
         const QString file = m_source.filePath(QStringLiteral("again/report.pdf"));
         QVERIFY(TestFiles::write(file, 3 * 1024 * 1024 + 5, 7));
-        const QStringList base = QStringList{QStringLiteral("upload")} + m_receiver->endpointArguments()
-            + QStringList{QStringLiteral("--chunk-size"), QStringLiteral("1M"), QStringLiteral("--json"),
-                          QStringLiteral("--dest"), QStringLiteral("again")};
+        const QStringList base =
+            QStringList{QStringLiteral("upload")} + m_receiver->endpointArguments() +
+            QStringList{QStringLiteral("--chunk-size"), QStringLiteral("1M"), QStringLiteral("--json"),
+                        QStringLiteral("--dest"), QStringLiteral("again")};
         QCOMPARE(runClient(base + QStringList{file}).exitCode, 0);
         const Run second = runClient(base + QStringList{file});
         QCOMPARE(second.exitCode, 0);
@@ -139,7 +141,8 @@ private Q_SLOTS:
 
         // A third version with "fail": report.pdf is taken, so it is refused, and said so.
         QVERIFY(TestFiles::write(file, 3 * 1024 * 1024 + 5, 9));
-        const Run failing = runClient(base + QStringList{QStringLiteral("--on-conflict"), QStringLiteral("fail"), file});
+        const Run failing =
+            runClient(base + QStringList{QStringLiteral("--on-conflict"), QStringLiteral("fail"), file});
         QCOMPARE(failing.exitCode, 1);
         QCOMPARE(failing.count(QStringLiteral("error")), 1);
         QVERIFY(!QFileInfo::exists(m_storage.filePath(QStringLiteral("again/report (2).pdf"))));
@@ -152,13 +155,15 @@ private Q_SLOTS:
         const Run run = runClient({QStringLiteral("upload"), QStringLiteral("--endpoint"),
                                    QStringLiteral("http://127.0.0.1:1"), file});
         QCOMPARE(run.exitCode, 1);
-        QVERIFY2(run.stderrText.contains(QLatin1String("127.0.0.1:1 does not answer")), qPrintable(run.stderrText));
+        QVERIFY2(run.stderrText.contains(QLatin1String("127.0.0.1:1 does not answer")),
+                 qPrintable(run.stderrText));
         QVERIFY(run.stderrText.contains(QLatin1String("nothing was sent")));
     }
 
     void badUsageExitsTwo()
     {
-        const Run run = runClient({QStringLiteral("upload"), QStringLiteral("--connections"), QStringLiteral("many")});
+        const Run run =
+            runClient({QStringLiteral("upload"), QStringLiteral("--connections"), QStringLiteral("many")});
         QCOMPARE(run.exitCode, 2);
         QVERIFY(run.stderrText.contains(QLatin1String("--help")));
     }

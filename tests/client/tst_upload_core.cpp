@@ -1,8 +1,8 @@
 // The transfer engine against a real receiver process on three loopback ports.
-#include "TcpProxy.h"
 #include "EndpointPool.h"
 #include "ReceiverProcess.h"
 #include "SourceScanner.h"
+#include "TcpProxy.h"
 #include "TestFiles.h"
 #include "TransferScheduler.h"
 
@@ -27,9 +27,11 @@ private Q_SLOTS:
     {
         constexpr qint64 chunk = 256 * 1024;
         const QString folder = m_source.filePath(QStringLiteral("edge"));
-        const QList<qint64> sizes{0, 1, chunk - 1, chunk, chunk + 1, 2 * chunk, 7 * chunk + 3, 3 * 1024 * 1024};
+        const QList<qint64> sizes{0,         1,         chunk - 1,     chunk,
+                                  chunk + 1, 2 * chunk, 7 * chunk + 3, 3 * 1024 * 1024};
         for (int i = 0; i < sizes.size(); ++i)
-            QVERIFY(TestFiles::write(folder + QStringLiteral("/f%1.bin").arg(i), sizes.at(i), quint32(i + 1)));
+            QVERIFY(
+                TestFiles::write(folder + QStringLiteral("/f%1.bin").arg(i), sizes.at(i), quint32(i + 1)));
 
         const SourceScanner::Result scan = SourceScanner::scan({folder}, QStringLiteral("core"));
         QCOMPARE(scan.files.size(), sizes.size());

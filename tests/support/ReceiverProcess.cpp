@@ -5,8 +5,7 @@
 
 ReceiverProcess::ReceiverProcess(const QString &storageDir)
     : m_storageDir(storageDir)
-{
-}
+{}
 
 ReceiverProcess::~ReceiverProcess()
 {

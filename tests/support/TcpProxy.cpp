@@ -41,7 +41,8 @@ void TcpProxy::onNewConnection()
             upstream->write(data);
             Q_EMIT forwardedUpstream(m_bytesUpstream);
         });
-        connect(upstream, &QTcpSocket::readyRead, client, [client, upstream] { client->write(upstream->readAll()); });
+        connect(upstream, &QTcpSocket::readyRead, client,
+                [client, upstream] { client->write(upstream->readAll()); });
         connect(client, &QTcpSocket::disconnected, upstream, &QTcpSocket::disconnectFromHost);
         connect(upstream, &QTcpSocket::disconnected, client, &QTcpSocket::disconnectFromHost);
         connect(client, &QTcpSocket::disconnected, client, &QObject::deleteLater);
