@@ -129,6 +129,11 @@ Result parse(const QStringList &arguments)
         QStringLiteral("Give up when no endpoint answers for this long, e.g. 90s, "
                        "10m (default: wait for the network)."),
         QStringLiteral("DURATION"));
+    const QCommandLineOption stallTimeout(
+        QStringLiteral("stall-timeout"),
+        QStringLiteral("Cancel and retry elsewhere a request whose bytes stop "
+                       "moving for this long (default: 60s)."),
+        QStringLiteral("DURATION"));
     const QCommandLineOption onChange(
         QStringLiteral("on-change"),
         QStringLiteral("resume: a source file changed since it was started is sent "
@@ -136,7 +141,7 @@ Result parse(const QStringList &arguments)
         QStringLiteral("restart|fail"), QStringLiteral("restart"));
     if (command == QLatin1String("upload")) {
         parser.addOptions({help, endpoint, endpointsFile, connections, chunkSize, dest, token, onConflict,
-                           order, limitRate, json, quiet, stateDir, maxOffline});
+                           order, limitRate, json, quiet, stateDir, maxOffline, stallTimeout});
         parser.addPositionalArgument(QStringLiteral("PATH"), QStringLiteral("Files and folders to send."),
                                      QStringLiteral("PATH..."));
     } else if (command == QLatin1String("probe")) {
@@ -146,7 +151,7 @@ Result parse(const QStringList &arguments)
     } else if (command == QLatin1String("resume")) {
         parser.setApplicationDescription(
             QStringLiteral("Continue every unfinished upload from the journal."));
-        parser.addOptions({help, json, quiet, stateDir, maxOffline, onChange, token});
+        parser.addOptions({help, json, quiet, stateDir, maxOffline, stallTimeout, onChange, token});
     } else {
         parser.setApplicationDescription(QStringLiteral("List unfinished uploads."));
         parser.addOptions({help, json, stateDir});
@@ -179,6 +184,13 @@ Result parse(const QStringList &arguments)
                 QStringLiteral("--max-offline takes a duration such as 90s, 10m or 1h, not '%1'")
                     .arg(parser.value(maxOffline)));
         request.transfer.maxOfflineMs = *ms;
+    }
+    if (!isProbe && parser.isSet(stallTimeout)) {
+        const std::optional<qint64> ms = parseDuration(parser.value(stallTimeout));
+        if (!ms || *ms < 1000 || *ms > 3600000)
+            return usageError(QStringLiteral("--stall-timeout takes a duration from 1s to 1h, not '%1'")
+                                  .arg(parser.value(stallTimeout)));
+        request.transfer.transferTimeoutMs = int(*ms);
     }
     if (command == QLatin1String("resume")) {
         result.command = Command::Resume;

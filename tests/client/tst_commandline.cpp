@@ -102,6 +102,37 @@ private Q_SLOTS:
         QVERIFY2(r.error.contains(mentions), qPrintable(r.error));
     }
 
+    void tuningAndNetworkOptions()
+    {
+        const auto r = parse({QStringLiteral("upload"), QStringLiteral("--endpoint"), QStringLiteral("h:1"),
+                              QStringLiteral("--limit-rate"), QStringLiteral("5M"), QStringLiteral("--order"),
+                              QStringLiteral("files"), QStringLiteral("--max-offline"), QStringLiteral("10m"),
+                              QStringLiteral("--stall-timeout"), QStringLiteral("30s"), QStringLiteral("x")});
+        QVERIFY2(r.error.isEmpty(), qPrintable(r.error));
+        QCOMPARE(r.upload.transfer.limitBytesPerSecond, 5.0 * 1024 * 1024);
+        QVERIFY(r.upload.transfer.filesInOrder);
+        QCOMPARE(r.upload.transfer.maxOfflineMs, 600000);
+        QCOMPARE(r.upload.transfer.transferTimeoutMs, 30000);
+        QVERIFY(r.upload.autoChunkSize);
+
+        QCOMPARE(CommandLine::parseDuration(QStringLiteral("90")), 90000);
+        QCOMPARE(CommandLine::parseDuration(QStringLiteral("1.5h")), 5400000);
+        QCOMPARE(CommandLine::parseDuration(QStringLiteral("250ms")), 250);
+        QVERIFY(!CommandLine::parseDuration(QStringLiteral("soon")));
+
+        const auto bad = parse({QStringLiteral("upload"), QStringLiteral("--endpoint"), QStringLiteral("h:1"),
+                                QStringLiteral("--order"), QStringLiteral("random"), QStringLiteral("x")});
+        QVERIFY(bad.error.contains(QLatin1String("--order")));
+        const auto probe =
+            parse({QStringLiteral("probe"), QStringLiteral("--endpoint"), QStringLiteral("h:1")});
+        QVERIFY2(probe.error.isEmpty(), qPrintable(probe.error));
+        QCOMPARE(probe.command, CommandLine::Command::Probe);
+        const auto resume =
+            parse({QStringLiteral("resume"), QStringLiteral("--on-change"), QStringLiteral("fail")});
+        QCOMPARE(resume.command, CommandLine::Command::Resume);
+        QVERIFY(!resume.upload.restartChangedFiles);
+    }
+
     void endpointsFileFormats()
     {
         const auto lines = EndpointParser::fromFileContents("# receivers\nhttp://a:1\n\n  b:2  \n");
