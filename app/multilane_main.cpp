@@ -1,12 +1,14 @@
-// `multilane`: the headless front end (upload, resume, status). The desktop window arrives with
-// the GUI issue.
+// `multilane`: with no arguments and a display, the desktop window; otherwise the headless
+// front end (upload, resume, status). Both drive the same engine in multilane_core.
 #include "CommandLine.h"
+#include "DesktopApp.h"
 #include "ProbeCommand.h"
 #include "ResumeCommand.h"
 #include "ResumeJournal.h"
 #include "SignalWatcher.h"
 #include "UploadCommand.h"
 
+#include <QApplication>
 #include <QCoreApplication>
 #include <QFile>
 #include <cstdio>
@@ -14,12 +16,33 @@
 
 using namespace multilane;
 
-int main(int argc, char *argv[])
+static void setIdentity()
 {
-    QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("multilane"));
     QCoreApplication::setOrganizationName(QStringLiteral("Multilane"));
     QCoreApplication::setApplicationVersion(QStringLiteral(MULTILANE_VERSION));
+}
+
+// A window can only open where a display server (or a platform chosen by hand) is there;
+// elsewhere (ssh, CI, cron) `multilane` stays the command-line tool it always was.
+static bool hasDisplay()
+{
+    return !qEnvironmentVariableIsEmpty("DISPLAY") || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") ||
+           !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM");
+}
+
+int main(int argc, char *argv[])
+{
+    if (argc == 1 && hasDisplay()) {
+        QApplication app(argc, argv);
+        setIdentity();
+        QGuiApplication::setApplicationDisplayName(QStringLiteral("Multilane"));
+        DesktopApp desktop;
+        return desktop.run(app);
+    }
+
+    QCoreApplication app(argc, argv);
+    setIdentity();
 
     QFile out;
     QFile err;
@@ -52,7 +75,8 @@ int main(int argc, char *argv[])
         probe.start();
         return app.exec();
     }
-    const QString stateDir = request.stateDir.isEmpty() ? ResumeJournal::defaultDirectory() : request.stateDir;
+    const QString stateDir =
+        request.stateDir.isEmpty() ? ResumeJournal::defaultDirectory() : request.stateDir;
     ResumeJournal journal(stateDir);
     if (parsed.command == CommandLine::Command::Status)
         return ResumeCommand::printStatus(journal, request.json, out, err);
@@ -61,12 +85,15 @@ int main(int argc, char *argv[])
     const std::optional<QString> journalProblem = journal.open();
     if (journalProblem) {
         if (parsed.command == CommandLine::Command::Resume) {
-            err.write(QStringLiteral("multilane: cannot open the resume journal: %1\n").arg(*journalProblem).toUtf8());
+            err.write(QStringLiteral("multilane: cannot open the resume journal: %1\n")
+                          .arg(*journalProblem)
+                          .toUtf8());
             return 1;
         }
-        err.write(QStringLiteral("warning: no resume journal (%1); this upload cannot be resumed after a crash\n")
-                      .arg(*journalProblem)
-                      .toUtf8());
+        err.write(
+            QStringLiteral("warning: no resume journal (%1); this upload cannot be resumed after a crash\n")
+                .arg(*journalProblem)
+                .toUtf8());
     }
     for (const QString &warning : journal.state().warnings) {
         if (parsed.command == CommandLine::Command::Upload)

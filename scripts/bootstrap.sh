@@ -3,8 +3,9 @@
 # Fast when everything is there (no apt call at all).
 set -euo pipefail
 
-packages=(cmake ninja-build g++ pkg-config clang-format curl
-          qt6-base-dev qt6-base-dev-tools libcpp-httplib-dev libxxhash-dev libssl-dev)
+packages=(cmake ninja-build g++ pkg-config clang-format curl dpkg-dev fakeroot file
+          qt6-base-dev qt6-base-dev-tools libcpp-httplib-dev libxxhash-dev libssl-dev
+          qt6-svg-dev qtkeychain-qt6-dev xvfb xauth imagemagick)
 [ "${MULTILANE_BOOTSTRAP_EXTRA:-}" ] && read -r -a extra <<<"$MULTILANE_BOOTSTRAP_EXTRA" && packages+=("${extra[@]}")
 
 missing=()

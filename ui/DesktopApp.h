@@ -1,0 +1,36 @@
+#pragma once
+
+#include <QString>
+#include <memory>
+
+class QApplication;
+
+namespace multilane {
+
+class MainWindow;
+class ResumeJournal;
+class SettingsStore;
+class TokenStore;
+class TransferController;
+
+// The desktop front end's composition root: settings, token store, resume journal, engine
+// controller and window, made in order and wired together. main() makes one and calls run().
+class DesktopApp {
+public:
+    DesktopApp();
+    ~DesktopApp();
+
+    // Shows the window, offers unfinished uploads, runs the event loop; returns the exit code.
+    int run(QApplication &app);
+
+private:
+    std::unique_ptr<SettingsStore> m_settings;
+    std::unique_ptr<TokenStore> m_fileTokens;
+    std::unique_ptr<TokenStore> m_tokens;
+    std::unique_ptr<ResumeJournal> m_journal;
+    std::unique_ptr<TransferController> m_controller;
+    std::unique_ptr<MainWindow> m_window;
+    QString m_journalProblem;
+};
+
+} // namespace multilane

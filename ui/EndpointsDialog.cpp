@@ -1,0 +1,366 @@
+#include "EndpointsDialog.h"
+
+#include "HealthCheck.h"
+#include "SettingsJson.h"
+
+#include <QCheckBox>
+#include <QDialogButtonBox>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace multilane {
+
+enum Column { EnabledColumn, UrlColumn, WeightColumn, ConnectionsColumn, TestColumn, ColumnCount };
+
+EndpointsDialog::EndpointsDialog(const QList<EndpointEntry> &entries, QNetworkAccessManager &network,
+                                 bool locked, const QString &managedBy, const QString &tokenNote,
+                                 QWidget *parent)
+    : QDialog(parent)
+    , m_entries(entries)
+    , m_network(network)
+    , m_locked(locked)
+{
+    setWindowTitle(tr("Endpoints"));
+    m_testResults = QStringList(m_entries.size());
+    auto *layout = new QVBoxLayout(this);
+
+    auto *note = new QLabel(this);
+    note->setWordWrap(true);
+    note->setText(locked ? tr("The endpoint list is managed by %1 and cannot be changed here. %2")
+                               .arg(managedBy, tokenNote)
+                         : tokenNote);
+    layout->addWidget(note);
+
+    m_table = new QTableWidget(0, ColumnCount, this);
+    m_table->setHorizontalHeaderLabels({tr("On"), tr("URL"), tr("Weight"), tr("Max conn."), tr("Test")});
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setSectionResizeMode(UrlColumn, QHeaderView::Stretch);
+    m_table->setAccessibleName(tr("Endpoint list"));
+    connect(m_table, &QTableWidget::itemSelectionChanged, this, &EndpointsDialog::showCurrent);
+
+    auto *side = new QVBoxLayout;
+    auto button = [&](const QString &text, const QString &accessible, auto slot, bool editing) {
+        auto *b = new QPushButton(text, this);
+        b->setAccessibleName(accessible);
+        connect(b, &QPushButton::clicked, this, slot);
+        side->addWidget(b);
+        if (editing)
+            m_editButtons.append(b);
+        return b;
+    };
+    button(tr("&Add"), tr("Add endpoint"), &EndpointsDialog::addEndpoint, true);
+    button(tr("&Remove"), tr("Remove endpoint"), &EndpointsDialog::removeCurrent, true);
+    button(
+        tr("Move &up"), tr("Move endpoint up"), [this] { moveCurrent(-1); }, true);
+    button(
+        tr("Move &down"), tr("Move endpoint down"), [this] { moveCurrent(1); }, true);
+    m_testButton = button(tr("&Test"), tr("Test endpoint"), &EndpointsDialog::testSelected, false);
+    m_testButton->setToolTip(
+        tr("Checks the selected endpoint (all of them when none is selected) answers as a "
+           "multilane receiver and shows the round-trip time. The bandwidth probe is not "
+           "built yet."));
+    side->addSpacing(12);
+    button(
+        tr("&Import…"), tr("Import endpoints file"),
+        [this] {
+            const QString path = QFileDialog::getOpenFileName(this, tr("Import endpoints"), {},
+                                                              tr("Endpoints (*.json *.txt);;All files (*)"));
+            if (path.isEmpty())
+                return;
+            if (const std::optional<QString> problem = importFrom(path))
+                QMessageBox::warning(this, tr("Import endpoints"), *problem);
+        },
+        true);
+    QPushButton *exportButton = button(
+        tr("&Export…"), tr("Export endpoints file"),
+        [this] {
+            const QString path = QFileDialog::getSaveFileName(
+                this, tr("Export endpoints"), QStringLiteral("endpoints.json"), tr("Endpoints (*.json)"));
+            if (path.isEmpty())
+                return;
+            const bool tokens =
+                QMessageBox::question(this, tr("Export endpoints"),
+                                      tr("Include the tokens? Anyone who can read the file can then "
+                                         "upload to these endpoints.")) == QMessageBox::Yes;
+            if (const std::optional<QString> problem = exportTo(path, tokens))
+                QMessageBox::warning(this, tr("Export endpoints"), *problem);
+        },
+        false);
+    exportButton->setToolTip(tr("Writes the file `multilane upload --endpoints-file` reads."));
+    side->addStretch();
+
+    auto *top = new QHBoxLayout;
+    top->addWidget(m_table, 1);
+    top->addLayout(side);
+    layout->addLayout(top, 1);
+
+    auto *form = new QFormLayout;
+    m_url = new QLineEdit(this);
+    m_url->setPlaceholderText(QStringLiteral("http://receiver.example:9101"));
+    m_url->setAccessibleName(tr("Endpoint URL"));
+    m_token = new QLineEdit(this);
+    m_token->setEchoMode(QLineEdit::PasswordEchoOnEdit);
+    m_token->setPlaceholderText(tr("none"));
+    m_token->setAccessibleName(tr("Endpoint token"));
+    m_weight = new QSpinBox(this);
+    m_weight->setRange(1, 1000);
+    m_weight->setAccessibleName(tr("Endpoint weight"));
+    m_weight->setToolTip(tr("Share of chunks relative to the other endpoints"));
+    m_maxConnections = new QSpinBox(this);
+    m_maxConnections->setRange(1, 256);
+    m_maxConnections->setAccessibleName(tr("Maximum connections"));
+    m_enabled = new QCheckBox(tr("Use this endpoint"), this);
+    m_enabled->setAccessibleName(tr("Endpoint enabled"));
+    auto *numbers = new QHBoxLayout;
+    numbers->addWidget(m_weight);
+    numbers->addWidget(new QLabel(tr("Max connections:"), this));
+    numbers->addWidget(m_maxConnections);
+    numbers->addStretch();
+    numbers->addWidget(m_enabled);
+    form->addRow(tr("U&RL:"), m_url);
+    form->addRow(tr("T&oken:"), m_token);
+    form->addRow(tr("&Weight:"), numbers);
+    layout->addLayout(form);
+    for (QLineEdit *field : {m_url, m_token})
+        connect(field, &QLineEdit::textEdited, this, &EndpointsDialog::storeField);
+    for (QSpinBox *field : {m_weight, m_maxConnections})
+        connect(field, &QSpinBox::valueChanged, this, &EndpointsDialog::storeField);
+    connect(m_enabled, &QCheckBox::toggled, this, &EndpointsDialog::storeField);
+
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    connect(buttons, &QDialogButtonBox::accepted, this, [this] {
+        if (const std::optional<QString> problem = validate()) {
+            QMessageBox::warning(this, tr("Endpoints"), *problem);
+            return;
+        }
+        accept();
+    });
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    layout->addWidget(buttons);
+
+    if (m_locked) {
+        for (QPushButton *b : std::as_const(m_editButtons))
+            b->setEnabled(false);
+        for (QWidget *w :
+             std::initializer_list<QWidget *>{m_url, m_token, m_weight, m_maxConnections, m_enabled}) {
+            w->setEnabled(false);
+            w->setToolTip(tr("Managed by %1").arg(managedBy));
+        }
+    }
+    buildTable();
+    resize(720, 440);
+}
+
+EndpointsDialog::~EndpointsDialog() = default;
+
+int EndpointsDialog::currentRow() const
+{
+    const QList<QTableWidgetSelectionRange> ranges = m_table->selectedRanges();
+    return ranges.isEmpty() ? -1 : ranges.first().topRow();
+}
+
+void EndpointsDialog::selectRow(int row)
+{
+    m_table->clearSelection();
+    if (row >= 0 && row < m_table->rowCount())
+        m_table->selectRow(row);
+    showCurrent();
+}
+
+void EndpointsDialog::buildTable()
+{
+    m_table->setRowCount(int(m_entries.size()));
+    for (int row = 0; row < m_table->rowCount(); ++row)
+        refreshRow(row);
+}
+
+void EndpointsDialog::refreshRow(int row)
+{
+    const EndpointEntry &entry = m_entries.at(row);
+    auto set = [&](int column, const QString &text) {
+        QTableWidgetItem *item = m_table->item(row, column);
+        if (!item) {
+            item = new QTableWidgetItem;
+            m_table->setItem(row, column, item);
+        }
+        item->setText(text);
+        return item;
+    };
+    set(EnabledColumn, entry.enabled ? tr("yes") : tr("no"));
+    set(UrlColumn, entry.endpoint.url.toString());
+    set(WeightColumn, QString::number(entry.endpoint.weight));
+    set(ConnectionsColumn, QString::number(entry.endpoint.maxConnections));
+    set(TestColumn, m_testResults.value(row))->setToolTip(m_testResults.value(row));
+}
+
+void EndpointsDialog::showCurrent()
+{
+    const int row = currentRow();
+    m_loadingFields = true;
+    const EndpointEntry entry = row >= 0 ? m_entries.at(row) : EndpointEntry{};
+    m_url->setText(row >= 0 ? entry.endpoint.url.toString() : QString());
+    m_token->setText(QString::fromUtf8(entry.endpoint.token));
+    m_weight->setValue(entry.endpoint.weight);
+    m_maxConnections->setValue(entry.endpoint.maxConnections);
+    m_enabled->setChecked(entry.enabled);
+    m_loadingFields = false;
+    const bool editable = row >= 0 && !m_locked;
+    for (QWidget *w : std::initializer_list<QWidget *>{m_url, m_token, m_weight, m_maxConnections, m_enabled})
+        w->setEnabled(editable);
+}
+
+void EndpointsDialog::storeField()
+{
+    const int row = currentRow();
+    if (m_loadingFields || m_locked || row < 0)
+        return;
+    EndpointEntry &entry = m_entries[row];
+    // Kept as typed (validate() judges it on OK), so a half-typed URL is not thrown away.
+    entry.endpoint.url = QUrl(m_url->text().trimmed());
+    entry.endpoint.token = m_token->text().toUtf8();
+    entry.endpoint.weight = m_weight->value();
+    entry.endpoint.maxConnections = m_maxConnections->value();
+    entry.enabled = m_enabled->isChecked();
+    m_testResults[row].clear();
+    refreshRow(row);
+}
+
+void EndpointsDialog::addEndpoint()
+{
+    if (m_locked)
+        return;
+    m_entries.append(EndpointEntry{});
+    m_entries.last().endpoint.url = QUrl(QStringLiteral("http://localhost:9101"));
+    m_testResults.append(QString());
+    buildTable();
+    selectRow(int(m_entries.size()) - 1);
+    m_url->setFocus();
+    m_url->selectAll();
+}
+
+void EndpointsDialog::removeCurrent()
+{
+    const int row = currentRow();
+    if (m_locked || row < 0)
+        return;
+    m_entries.removeAt(row);
+    m_testResults.removeAt(row);
+    buildTable();
+    selectRow(std::min(row, int(m_entries.size()) - 1));
+}
+
+void EndpointsDialog::moveCurrent(int delta)
+{
+    const int row = currentRow();
+    const int target = row + delta;
+    if (m_locked || row < 0 || target < 0 || target >= m_entries.size())
+        return;
+    m_entries.swapItemsAt(row, target);
+    m_testResults.swapItemsAt(row, target);
+    buildTable();
+    selectRow(target);
+}
+
+std::optional<QString> EndpointsDialog::importFrom(const QString &path)
+{
+    if (m_locked)
+        return tr("The endpoint list is managed by your administrator.");
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return tr("Cannot read %1: %2").arg(path, file.errorString());
+    const Parsed<QList<EndpointEntry>> parsed = SettingsJson::importEndpoints(file.readAll());
+    if (!parsed.value)
+        return tr("%1 is not an endpoints file: %2").arg(path, parsed.error);
+    m_entries = *parsed.value;
+    m_testResults = QStringList(m_entries.size());
+    buildTable();
+    selectRow(m_entries.isEmpty() ? -1 : 0);
+    return std::nullopt;
+}
+
+std::optional<QString> EndpointsDialog::exportTo(const QString &path, bool withTokens) const
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return tr("Cannot write %1: %2").arg(path, file.errorString());
+    if (withTokens)
+        file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    file.write(SettingsJson::exportEndpoints(m_entries, withTokens));
+    if (!file.commit())
+        return tr("Cannot save %1: %2").arg(path, file.errorString());
+    return std::nullopt;
+}
+
+void EndpointsDialog::testSelected()
+{
+    QList<int> rows;
+    if (currentRow() >= 0)
+        rows.append(currentRow());
+    else
+        for (int r = 0; r < m_entries.size(); ++r)
+            rows.append(r);
+    QList<Endpoint> endpoints;
+    for (int r : std::as_const(rows)) {
+        endpoints.append(m_entries.at(r).endpoint);
+        m_testResults[r] = tr("testing…");
+        refreshRow(r);
+    }
+    delete m_health;
+    m_health = new HealthCheck(m_network, this);
+    m_testButton->setEnabled(false);
+    auto clock = std::make_shared<QElapsedTimer>();
+    clock->start();
+    connect(m_health, &HealthCheck::finished, this,
+            [this, rows, clock](const QList<std::optional<QString>> &problems) {
+                // All checks run at once, so the time to the last answer bounds each round trip.
+                const qint64 ms = clock->elapsed();
+                for (qsizetype i = 0; i < rows.size() && i < problems.size(); ++i) {
+                    const int r = rows.at(i);
+                    if (r >= m_testResults.size())
+                        continue;
+                    m_testResults[r] = problems.at(i)     ? *problems.at(i)
+                                       : rows.size() == 1 ? tr("healthy, %1 ms").arg(ms)
+                                                          : tr("healthy, ≤ %1 ms").arg(ms);
+                    refreshRow(r);
+                }
+                m_testButton->setEnabled(true);
+                Q_EMIT testFinished();
+            });
+    m_health->check(endpoints, 5000);
+}
+
+QString EndpointsDialog::testResult(int row) const
+{
+    return m_testResults.value(row);
+}
+
+std::optional<QString> EndpointsDialog::validate()
+{
+    for (qsizetype i = 0; i < m_entries.size(); ++i) {
+        const Parsed<Endpoint> parsed = EndpointParser::fromUrl(m_entries.at(i).endpoint.url.toString());
+        if (!parsed.value) {
+            selectRow(int(i));
+            return tr("Endpoint %1: %2").arg(i + 1).arg(parsed.error);
+        }
+        m_entries[i].endpoint.url = parsed.value->url;
+    }
+    return std::nullopt;
+}
+
+} // namespace multilane

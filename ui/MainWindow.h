@@ -1,0 +1,91 @@
+#pragma once
+
+#include <QElapsedTimer>
+#include <QMainWindow>
+#include <QNetworkAccessManager>
+#include <QTimer>
+
+class QAction;
+class QLabel;
+class QTableView;
+
+namespace multilane {
+
+class DropZone;
+class SettingsStore;
+class SpeedGraph;
+class TokenStore;
+class TransferController;
+class TransferTableModel;
+class TrayIcon;
+
+// The desktop window: a drop zone, the transfer list with its actions, a status bar with
+// speed, connections and the online badge, and a live speed graph. The engine is the same
+// TransferScheduler the command line drives, through TransferController.
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    // journalProblem: why uploads cannot be resumed after a crash (empty when they can).
+    MainWindow(SettingsStore &settings, TokenStore &tokens, TransferController &controller,
+               const QString &journalProblem, QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    TransferTableModel &model() { return *m_model; }
+    QTableView *table() const { return m_table; }
+    TrayIcon *trayIcon() const { return m_tray; }
+    // Adds files and folders as a drop would; returns the problems shown to the user.
+    QStringList addPaths(const QStringList &paths);
+    // Asks whether to resume what the journal holds from an earlier run.
+    void offerUnfinished();
+    void openSettings();
+    void openEndpoints();
+    QString statusText() const; // the status bar's text, for the tray tooltip and tests
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
+
+private:
+    void createActions();
+    void createStatusBar();
+    QList<int> selectedRows() const;
+    void updateActions();
+    void refreshStatus();
+    void showProblems(const QStringList &problems);
+    void addFilesDialog();
+    void addFolderDialog();
+    void showInFolder();
+    void togglePauseAll();
+    void quitForGood();
+
+    SettingsStore &m_settings;
+    TokenStore &m_tokens;
+    TransferController &m_controller;
+    TransferTableModel *m_model;
+    QNetworkAccessManager m_network; // for the endpoints dialog's Test button
+    DropZone *m_dropZone;
+    QTableView *m_table;
+    SpeedGraph *m_graph;
+    TrayIcon *m_tray = nullptr;
+    QLabel *m_speedLabel;
+    QLabel *m_totalLabel;
+    QLabel *m_onlineBadge;
+    QLabel *m_connectionsLabel;
+    QLabel *m_chunkLabel;
+    QAction *m_addFiles;
+    QAction *m_addFolder;
+    QAction *m_pauseAll;
+    QAction *m_pauseSelected;
+    QAction *m_resumeSelected;
+    QAction *m_cancelSelected;
+    QAction *m_retrySelected;
+    QAction *m_removeSelected;
+    QAction *m_showInFolder;
+    QAction *m_clearFinished;
+    QTimer m_graphTimer;
+    QElapsedTimer m_clock;
+    bool m_quitting = false;
+};
+
+} // namespace multilane

@@ -1,0 +1,100 @@
+#pragma once
+
+#include "ChunkPlanner.h"
+#include "Endpoint.h"
+#include "ReceiverApi.h"
+
+#include <QList>
+#include <QString>
+
+namespace multilane {
+
+// One endpoint as the settings hold it: what the engine needs, plus whether to use it.
+struct EndpointEntry {
+    Endpoint endpoint;
+    bool enabled = true;
+
+    bool operator==(const EndpointEntry &other) const
+    {
+        return endpoint.url == other.endpoint.url && endpoint.token == other.endpoint.token &&
+               endpoint.weight == other.endpoint.weight &&
+               endpoint.maxConnections == other.endpoint.maxConnections && enabled == other.enabled;
+    }
+};
+
+// Every user setting with its default, in one place. SettingsStore reads and writes it; the
+// names in SettingKeys are the keys of the files and of the admin's lock list.
+struct UserSettings {
+    int connections = 0; // 0: automatic (four per endpoint, as the command line does)
+    bool chunkSizeAuto = true;
+    qint64 chunkSize = ChunkPlanner::DefaultChunkSize;
+    // Stored and shown; the engine's limiter is pending in core, so it does not act yet.
+    qint64 speedLimitBytesPerSecond = 0;
+    int maxAttempts = 6;
+    int retryBaseDelayMs = 500;
+    bool notifyOnFinish = true;
+    bool notifyOnFailure = true;
+    bool startOnDrop = true; // false: dropped files wait, paused, until started
+    OnConflict onConflict = OnConflict::Rename;
+    QString destination; // prefix below the receiver's storage folder, '/'-separated
+    QList<EndpointEntry> endpoints;
+
+    QList<Endpoint> enabledEndpoints() const
+    {
+        QList<Endpoint> result;
+        for (const EndpointEntry &entry : endpoints) {
+            if (entry.enabled)
+                result.append(entry.endpoint);
+        }
+        return result;
+    }
+};
+
+namespace SettingKeys {
+inline QString connections()
+{
+    return QStringLiteral("connections");
+}
+inline QString chunkSize()
+{
+    return QStringLiteral("chunkSize");
+}
+inline QString speedLimit()
+{
+    return QStringLiteral("speedLimit");
+}
+inline QString maxAttempts()
+{
+    return QStringLiteral("maxAttempts");
+}
+inline QString retryBaseDelayMs()
+{
+    return QStringLiteral("retryBaseDelayMs");
+}
+inline QString notifyOnFinish()
+{
+    return QStringLiteral("notifyOnFinish");
+}
+inline QString notifyOnFailure()
+{
+    return QStringLiteral("notifyOnFailure");
+}
+inline QString startOnDrop()
+{
+    return QStringLiteral("startOnDrop");
+}
+inline QString onConflict()
+{
+    return QStringLiteral("onConflict");
+}
+inline QString destination()
+{
+    return QStringLiteral("destination");
+}
+inline QString endpoints()
+{
+    return QStringLiteral("endpoints");
+}
+} // namespace SettingKeys
+
+} // namespace multilane
