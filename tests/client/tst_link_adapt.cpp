@@ -1,0 +1,102 @@
+// Adapting to an uneven, shaped link: a real receiver behind linksim, the real engine. A slow
+// endpoint must get clearly fewer chunks than the fast ones, and --limit-rate must hold.
+#include "EndpointPool.h"
+#include "LinksimProcess.h"
+#include "ReceiverProcess.h"
+#include "SourceScanner.h"
+#include "TcpProxy.h"
+#include "TestFiles.h"
+#include "TransferScheduler.h"
+
+#include <QElapsedTimer>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace multilane;
+
+static Endpoint endpointAt(quint16 port)
+{
+    return *EndpointParser::fromUrl(QStringLiteral("http://127.0.0.1:%1").arg(port)).value;
+}
+
+class TestLinkAdapt : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_storage.isValid() && m_source.isValid());
+        m_receiver = std::make_unique<ReceiverProcess>(m_storage.path());
+        QVERIFY2(m_receiver->start(3, {QStringLiteral("--quiet")}), qPrintable(m_receiver->errorText()));
+        m_file = m_source.filePath(QStringLiteral("data.bin"));
+        QVERIFY(TestFiles::write(m_file, 96 * 1024 * 1024, 11));
+    }
+
+    void slowEndpointGetsFewerChunks()
+    {
+        // Two endpoints at 20 MB/s per connection, one at 2 MB/s, 10 ms round trip.
+        const QList<QUrl> urls = m_receiver->urls();
+        LinksimProcess fast;
+        QVERIFY2(fast.start({quint16(urls.at(0).port()), quint16(urls.at(1).port())},
+                            {QStringLiteral("--per-connection-rate"), QStringLiteral("20MB/s"),
+                             QStringLiteral("--rtt"), QStringLiteral("10"), QStringLiteral("--quiet")}),
+                 qPrintable(fast.errorText()));
+        LinksimProcess slow;
+        QVERIFY2(slow.start({quint16(urls.at(2).port())},
+                            {QStringLiteral("--per-connection-rate"), QStringLiteral("2MB/s"),
+                             QStringLiteral("--rtt"), QStringLiteral("10"), QStringLiteral("--quiet")}),
+                 qPrintable(slow.errorText()));
+        EndpointPool pool(
+            {endpointAt(fast.ports().at(0)), endpointAt(fast.ports().at(1)), endpointAt(slow.ports().at(0))});
+        TransferOptions options;
+        options.connections = 12;
+        options.chunkSize = 1024 * 1024;
+        TransferScheduler scheduler(pool, options);
+        QSignalSpy finished(&scheduler, &TransferScheduler::finished);
+        scheduler.addFiles(SourceScanner::scan({m_file}, QStringLiteral("uneven")).files);
+        scheduler.start();
+        QVERIFY(finished.wait(120000));
+        QVERIFY2(scheduler.job(0).state() == TransferState::Done, qPrintable(scheduler.job(0).error()));
+
+        const QList<EndpointStats> stats = scheduler.endpointStats();
+        const double fastAverage = (stats.at(0).chunks + stats.at(1).chunks) / 2.0;
+        qInfo("chunks per endpoint: fast %d, fast %d, slow %d", stats.at(0).chunks, stats.at(1).chunks,
+              stats.at(2).chunks);
+        QVERIFY2(stats.at(2).chunks < fastAverage / 3,
+                 "the slow endpoint was not given clearly fewer chunks");
+        QVERIFY(TestFiles::sameContents(m_file, m_storage.filePath(QStringLiteral("uneven/data.bin"))));
+    }
+
+    void rateLimitHolds()
+    {
+        // Bytes counted where they arrive, over a 10 s window after the first second.
+        TcpProxy proxy(m_receiver->urls().first());
+        EndpointPool pool({endpointAt(quint16(proxy.url().port()))});
+        TransferOptions options;
+        options.connections = 6;
+        options.limitBytesPerSecond = 5e6;
+        TransferScheduler scheduler(pool, options);
+        scheduler.addFiles(SourceScanner::scan({m_file}, QStringLiteral("limited")).files);
+        scheduler.start();
+        QTest::qWait(1000); // the measurement window starts after one second
+        const qint64 startBytes = proxy.bytesUpstream();
+        QElapsedTimer window;
+        window.start();
+        QTest::qWait(10000); // the window itself, with the event loop (and the proxy) running
+        const double rate = double(proxy.bytesUpstream() - startBytes) * 1000.0 / double(window.elapsed());
+        qInfo("limit 5.00 MB/s, measured %.2f MB/s over %.1f s", rate / 1e6,
+              double(window.elapsed()) / 1000.0);
+        QVERIFY2(rate <= 5e6 * 1.05, qPrintable(QString::number(rate)));
+        QVERIFY2(rate >= 5e6 * 0.80, qPrintable(QString::number(rate))); // generous: machines are noisy
+        scheduler.pause();
+    }
+
+private:
+    QTemporaryDir m_storage;
+    QTemporaryDir m_source;
+    std::unique_ptr<ReceiverProcess> m_receiver;
+    QString m_file;
+};
+
+QTEST_GUILESS_MAIN(TestLinkAdapt)
+#include "tst_link_adapt.moc"
