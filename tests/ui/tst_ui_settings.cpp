@@ -1,0 +1,218 @@
+// Settings, the admin's managed file and the endpoints dialog, offscreen and without a network.
+#include "EndpointsDialog.h"
+#include "FileTokenStore.h"
+#include "SettingsDialog.h"
+#include "SettingsJson.h"
+#include "SettingsStore.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFile>
+#include <QJsonDocument>
+#include <QLineEdit>
+#include <QNetworkAccessManager>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace multilane;
+
+static EndpointEntry entry(const QString &url, const QByteArray &token, int weight, int connections,
+                           bool enabled)
+{
+    EndpointEntry e;
+    e.endpoint.url = QUrl(url);
+    e.endpoint.token = token;
+    e.endpoint.weight = weight;
+    e.endpoint.maxConnections = connections;
+    e.enabled = enabled;
+    return e;
+}
+
+static bool writeFile(const QString &path, const QByteArray &contents)
+{
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly) && file.write(contents) == contents.size();
+}
+
+class TestUiSettings : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QVERIFY(m_dir.isValid());
+    }
+
+    void settingsSurviveARestart()
+    {
+        const QString userFile = SettingsStore::defaultUserFile();
+        QVERIFY(userFile.contains(QLatin1String("qttest"))); // test mode: never the user's own file
+        QFile::remove(userFile);
+        UserSettings wanted;
+        {
+            SettingsStore store(userFile, m_dir.filePath(QStringLiteral("no-managed.json")));
+            QVERIFY(store.load().isEmpty());
+            QCOMPARE(store.values().connections, UserSettings().connections); // defaults on first start
+            wanted = store.values();
+            wanted.connections = 17;
+            wanted.chunkSizeAuto = false;
+            wanted.chunkSize = 16 * 1024 * 1024;
+            wanted.speedLimitBytesPerSecond = 5000000;
+            wanted.maxAttempts = 3;
+            wanted.notifyOnFinish = false;
+            wanted.startOnDrop = false;
+            wanted.onConflict = OnConflict::Overwrite;
+            wanted.destination = QStringLiteral("backups/laptop");
+            wanted.endpoints = {entry(QStringLiteral("http://10.0.0.5:9101"), {}, 2, 8, true),
+                                entry(QStringLiteral("http://10.0.0.6:9101"), {}, 1, 4, false)};
+            QVERIFY(store.update(wanted).isEmpty());
+            // Destroyed with a save pending: the destructor writes it.
+        }
+        QVERIFY(QFile::exists(userFile));
+        QVERIFY(!QFile::exists(userFile + QStringLiteral(".tmp")));
+        SettingsStore again(userFile, m_dir.filePath(QStringLiteral("no-managed.json")));
+        QVERIFY(again.load().isEmpty());
+        QCOMPARE(SettingsJson::toJson(again.values()), SettingsJson::toJson(wanted));
+        QVERIFY(again.values().endpoints == wanted.endpoints);
+    }
+
+    void tokensStayOutOfTheSettingsFile()
+    {
+        const QString userFile = m_dir.filePath(QStringLiteral("tokens-user.json"));
+        FileTokenStore tokens(m_dir.filePath(QStringLiteral("tokens.json")));
+        UserSettings values;
+        values.endpoints = {entry(QStringLiteral("http://10.0.0.5:9101"), "s3cret", 1, 6, true)};
+        {
+            SettingsStore store(userFile, {});
+            store.load();
+            store.update(values);
+            QVERIFY(!tokens.storeTokens(values.endpoints));
+            QVERIFY(!store.saveNow());
+        }
+        QFile file(userFile);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(!file.readAll().contains("s3cret"));
+        QCOMPARE(QFile::permissions(m_dir.filePath(QStringLiteral("tokens.json"))),
+                 QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadUser |
+                     QFileDevice::WriteUser);
+        SettingsStore again(userFile, {});
+        again.load();
+        UserSettings loaded = again.values();
+        FileTokenStore reread(m_dir.filePath(QStringLiteral("tokens.json")));
+        reread.fillTokens(loaded.endpoints);
+        QCOMPARE(loaded.endpoints.first().endpoint.token, QByteArray("s3cret"));
+    }
+
+    void lockedAdminKeyCannotBeChangedFromTheUi()
+    {
+        const QString managed = m_dir.filePath(QStringLiteral("managed.json"));
+        QVERIFY(writeFile(managed, "{\"managedBy\": \"Example IT <it@example.com>\",\n"
+                                   " \"settings\": {\"connections\": 8, \"maxAttempts\": 9,\n"
+                                   "   \"endpoints\": [{\"url\": \"http://upload.example:9101\","
+                                   " \"token\": \"admin-token\"}]},\n"
+                                   " \"locked\": [\"connections\", \"endpoints\"]}\n"));
+        // The user's file tries to override both locked keys and one open key.
+        const QString userFile = m_dir.filePath(QStringLiteral("locked-user.json"));
+        QVERIFY(writeFile(userFile, "{\"connections\": 99, \"maxAttempts\": 2,"
+                                    " \"endpoints\": [{\"url\": \"http://mine:1\"}]}"));
+        SettingsStore store(userFile, managed);
+        QVERIFY(store.load().isEmpty());
+        QCOMPARE(store.values().connections, 8);
+        QCOMPARE(store.values().maxAttempts, 2); // not locked: the user's value wins
+        QCOMPARE(store.values().endpoints.size(), 1);
+        QCOMPARE(store.values().endpoints.first().endpoint.token, QByteArray("admin-token"));
+
+        SettingsDialog dialog(store);
+        auto *connections = dialog.findChild<QSpinBox *>();
+        QVERIFY(connections);
+        QCOMPARE(connections->accessibleName(), QStringLiteral("Connections"));
+        QVERIFY(!connections->isEnabled());
+        QVERIFY(connections->toolTip().contains(QLatin1String("Example IT")));
+        // Even when the widget is forced, the store keeps the admin's value.
+        connections->setValue(50);
+        QCOMPARE(dialog.apply(), QStringList{SettingKeys::connections()});
+        QCOMPARE(store.values().connections, 8);
+
+        QNetworkAccessManager network;
+        EndpointsDialog endpoints(store.values().endpoints, network, store.isLocked(SettingKeys::endpoints()),
+                                  store.managedBy(), QStringLiteral("tokens"));
+        endpoints.addEndpoint();
+        endpoints.selectRow(0);
+        QVERIFY(!endpoints.urlField()->isEnabled());
+        QCOMPARE(endpoints.entries().size(), 1);
+        for (QPushButton *button : endpoints.findChildren<QPushButton *>()) {
+            if (button->accessibleName() == QLatin1String("Add endpoint"))
+                QVERIFY(!button->isEnabled());
+        }
+    }
+
+    void endpointsDialogEditsAndRoundTrips()
+    {
+        QNetworkAccessManager network;
+        EndpointsDialog dialog({entry(QStringLiteral("http://a.example:9101"), "ta", 1, 6, true)}, network,
+                               false, {}, QStringLiteral("tokens"));
+        dialog.addEndpoint();
+        QCOMPARE(dialog.currentRow(), 1);
+        dialog.urlField()->clear();
+        QTest::keyClicks(dialog.urlField(), QStringLiteral("http://b.example:9102"));
+        QTest::keyClicks(dialog.tokenField(), QStringLiteral("tb"));
+        dialog.weightField()->setValue(3);
+        dialog.maxConnectionsField()->setValue(12);
+        dialog.enabledField()->setChecked(false);
+        dialog.moveCurrent(-1);
+        QCOMPARE(dialog.currentRow(), 0);
+        QCOMPARE(dialog.entries().first().endpoint.url, QUrl(QStringLiteral("http://b.example:9102")));
+
+        const QList<EndpointEntry> expected{
+            entry(QStringLiteral("http://b.example:9102"), "tb", 3, 12, false),
+            entry(QStringLiteral("http://a.example:9101"), "ta", 1, 6, true)};
+        QVERIFY(dialog.entries() == expected);
+
+        const QString file = m_dir.filePath(QStringLiteral("endpoints.json"));
+        QVERIFY(!dialog.exportTo(file, true));
+        // The exported file is what `multilane --endpoints-file` reads.
+        const Parsed<QList<Endpoint>> cli = EndpointParser::fromFile(file);
+        QVERIFY2(cli.value, qPrintable(cli.error));
+        QCOMPARE(cli.value->size(), 2);
+        QCOMPARE(cli.value->first().token, QByteArray("tb"));
+
+        EndpointsDialog other({}, network, false, {}, QStringLiteral("tokens"));
+        QVERIFY(!other.importFrom(file));
+        QVERIFY(other.entries() == expected);
+
+        dialog.selectRow(0);
+        dialog.removeCurrent();
+        QCOMPARE(dialog.entries().size(), 1);
+
+        // Without tokens, and a plain URL list imports too.
+        QVERIFY(!dialog.exportTo(file, false));
+        QFile exported(file);
+        QVERIFY(exported.open(QIODevice::ReadOnly));
+        QVERIFY(!exported.readAll().contains("\"token\""));
+        const QString list = m_dir.filePath(QStringLiteral("list.txt"));
+        QVERIFY(writeFile(list, "# two receivers\nhttp://c.example:1\nd.example:2\n"));
+        QVERIFY(!other.importFrom(list));
+        QCOMPARE(other.entries().size(), 2);
+        QVERIFY(other.importFrom(m_dir.filePath(QStringLiteral("missing.json"))).has_value());
+    }
+
+    void badAdminValuesAreReportedNotUsed()
+    {
+        const QString managed = m_dir.filePath(QStringLiteral("bad-managed.json"));
+        QVERIFY(writeFile(managed, "{\"settings\": {\"chunkSize\": \"12 parsecs\", \"connections\": -4}}"));
+        SettingsStore store(m_dir.filePath(QStringLiteral("bad-user.json")), managed);
+        const QStringList warnings = store.load();
+        QCOMPARE(warnings.size(), 2);
+        QCOMPARE(store.values().connections, UserSettings().connections);
+        QVERIFY(store.values().chunkSizeAuto);
+    }
+
+private:
+    QTemporaryDir m_dir;
+};
+
+QTEST_MAIN(TestUiSettings)
+#include "tst_ui_settings.moc"

@@ -1,0 +1,176 @@
+// The main window offscreen: drops make rows, an upload to the real receiver reaches done, and
+// Pause really stops the bytes (counted at a proxy in front of the receiver).
+#include "DropZone.h"
+#include "FileTokenStore.h"
+#include "MainWindow.h"
+#include "ReceiverProcess.h"
+#include "SettingsStore.h"
+#include "TcpProxy.h"
+#include "TestFiles.h"
+#include "TransferController.h"
+#include "TransferTableModel.h"
+#include "UploadSession.h"
+
+#include <QApplication>
+#include <QDropEvent>
+#include <QMimeData>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace multilane;
+
+// One window with its collaborators, over temporary settings and no journal.
+struct Harness {
+    explicit Harness(const QString &dir, const QList<QUrl> &endpoints, bool startOnDrop)
+        : settings(dir + QStringLiteral("/settings.json"), dir + QStringLiteral("/managed.json"))
+        , tokens(dir + QStringLiteral("/tokens.json"))
+        , controller(settings, nullptr)
+        , window(settings, tokens, controller, {})
+    {
+        settings.load();
+        UserSettings values = settings.values();
+        for (const QUrl &url : endpoints) {
+            EndpointEntry entry;
+            entry.endpoint.url = url;
+            values.endpoints.append(entry);
+        }
+        values.startOnDrop = startOnDrop;
+        values.chunkSizeAuto = false;
+        values.chunkSize = 1024 * 1024;
+        settings.update(values);
+    }
+    QString cell(int row, int column)
+    {
+        return window.model().data(window.model().index(row, column)).toString();
+    }
+    int progress(int row)
+    {
+        return window.model().data(window.model().index(row, 0), TransferTableModel::ProgressRole).toInt();
+    }
+
+    SettingsStore settings;
+    FileTokenStore tokens;
+    TransferController controller;
+    MainWindow window;
+};
+
+class TestUiWindow : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_storage.isValid() && m_source.isValid() && m_config.isValid());
+        m_receiver = std::make_unique<ReceiverProcess>(m_storage.path());
+        QVERIFY2(m_receiver->start(1), qPrintable(m_receiver->errorText()));
+    }
+
+    void dropOfFilesAndAFolderMakesRows()
+    {
+        const QString file = m_source.filePath(QStringLiteral("notes.txt"));
+        const QString folder = m_source.filePath(QStringLiteral("photos"));
+        QVERIFY(TestFiles::write(file, 1000, 1));
+        QVERIFY(TestFiles::write(folder + QStringLiteral("/a.jpg"), 2000, 2));
+        QVERIFY(TestFiles::write(folder + QStringLiteral("/2024/b.jpg"), 3000, 3));
+
+        // Held (start on drop off), so the rows stay put while we look at them.
+        Harness h(m_config.filePath(QStringLiteral("drop")), m_receiver->urls(), false);
+        h.window.show();
+        auto *zone = h.window.findChild<DropZone *>();
+        QVERIFY(zone);
+        QMimeData mime;
+        mime.setUrls(
+            {QUrl::fromLocalFile(file), QUrl::fromLocalFile(folder), QUrl(QStringLiteral("https://x.y/z"))});
+        const QPoint centre = zone->rect().center();
+        QDragEnterEvent enter(centre, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(zone, &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(centre), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(zone, &drop);
+
+        TransferTableModel &model = h.window.model();
+        QCOMPARE(model.rowCount(), 3);
+        QStringList names;
+        for (int row = 0; row < model.rowCount(); ++row) {
+            names.append(h.cell(row, TransferTableModel::Name));
+            QCOMPARE(h.cell(row, TransferTableModel::State), QStringLiteral("paused"));
+        }
+        names.sort();
+        QCOMPARE(names, (QStringList{QStringLiteral("notes.txt"), QStringLiteral("photos/2024/b.jpg"),
+                                     QStringLiteral("photos/a.jpg")}));
+
+        // Batched updates: one dataChanged per contiguous run of changed rows.
+        UploadSession *session = h.controller.sessions().front().get();
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        model.refresh(session, {0, 1, 2}, 1000);
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(changed.at(0).at(0).toModelIndex().row(), 0);
+        QCOMPARE(changed.at(0).at(1).toModelIndex().row(), 2);
+        changed.clear();
+        model.refresh(session, {2, 0}, 1100);
+        QCOMPARE(changed.count(), 2);
+
+        // Removing a row takes it out of the list (and cancels it).
+        model.remove({1});
+        QCOMPARE(model.rowCount(), 2);
+    }
+
+    void uploadDrivesARowToDone()
+    {
+        const QString file = m_source.filePath(QStringLiteral("upload.bin"));
+        QVERIFY(TestFiles::write(file, 5 * 1024 * 1024 + 17, 7));
+        Harness h(m_config.filePath(QStringLiteral("upload")), m_receiver->urls(), true);
+        QVERIFY(h.window.addPaths({file}).isEmpty());
+        QCOMPARE(h.window.model().rowCount(), 1);
+        QCOMPARE(h.cell(0, TransferTableModel::Endpoints), m_receiver->urls().first().authority());
+        QTRY_COMPARE_WITH_TIMEOUT(h.cell(0, TransferTableModel::State), QStringLiteral("done"), 60000);
+        QCOMPARE(h.progress(0), 1000);
+        QCOMPARE(h.cell(0, TransferTableModel::Progress), QStringLiteral("100%"));
+        QVERIFY(TestFiles::sameContents(file, m_storage.filePath(QStringLiteral("upload.bin"))));
+        QTRY_VERIFY(!h.controller.isBusy());
+        QVERIFY(h.window.statusText().contains(QLatin1String("1 of 1 files")));
+        h.window.model().clearFinished();
+        QCOMPARE(h.window.model().rowCount(), 0);
+    }
+
+    void pauseStopsTheBytesAndResumeFinishes()
+    {
+        const QString file = m_source.filePath(QStringLiteral("big.bin"));
+        QVERIFY(TestFiles::write(file, 256 * 1024 * 1024, 11));
+        TcpProxy proxy(m_receiver->urls().first());
+        Harness h(m_config.filePath(QStringLiteral("pause")), {proxy.url()}, true);
+        // Pause from inside the byte counter's signal: early, long before 256 MiB are through.
+        bool paused = false;
+        connect(&proxy, &TcpProxy::forwardedUpstream, this, [&](qint64 total) {
+            if (!paused && total > 4 * 1024 * 1024) {
+                paused = true;
+                h.controller.pauseAll();
+            }
+        });
+        QVERIFY(h.window.addPaths({file}).isEmpty());
+        QTRY_VERIFY_WITH_TIMEOUT(paused, 30000);
+        // A paused transfer holds no connection; once they are closed nothing more can arrive.
+        QTRY_COMPARE_WITH_TIMEOUT(proxy.openConnections(), 0, 10000);
+        const qint64 atPause = proxy.bytesUpstream();
+        QVERIFY(atPause < 256 * 1024 * 1024);
+        QTRY_COMPARE(h.cell(0, TransferTableModel::State), QStringLiteral("paused"));
+        // An observation window, not a synchronisation: the receiver must see nothing in it.
+        QTest::qWait(1500);
+        QCOMPARE(proxy.bytesUpstream(), atPause);
+        QCOMPARE(proxy.openConnections(), 0);
+
+        h.controller.resumeAll();
+        QTRY_COMPARE_WITH_TIMEOUT(h.cell(0, TransferTableModel::State), QStringLiteral("done"), 120000);
+        QVERIFY(proxy.bytesUpstream() > atPause);
+        QVERIFY(TestFiles::sameContents(file, m_storage.filePath(QStringLiteral("big.bin"))));
+    }
+
+private:
+    QTemporaryDir m_storage;
+    QTemporaryDir m_source;
+    QTemporaryDir m_config;
+    std::unique_ptr<ReceiverProcess> m_receiver;
+};
+
+QTEST_MAIN(TestUiWindow)
+#include "tst_ui_window.moc"
