@@ -39,15 +39,32 @@ int ChunkRecordFile::lockAll()
     return lock(0, 0); // length 0: to the end of the file, however long it grows
 }
 
-int ChunkRecordFile::lock(qint64 start, qint64 length)
+int ChunkRecordFile::tryLockRecord(qint64 index)
+{
+    const int error = lock(index * RecordSize, RecordSize, F_OFD_SETLK);
+    return error == EACCES ? EAGAIN : error;
+}
+
+int ChunkRecordFile::tryLockAll()
+{
+    const int error = lock(0, 0, F_OFD_SETLK);
+    return error == EACCES ? EAGAIN : error;
+}
+
+int ChunkRecordFile::unlockRecord(qint64 index)
+{
+    return lock(index * RecordSize, RecordSize, F_OFD_SETLK, F_UNLCK);
+}
+
+int ChunkRecordFile::lock(qint64 start, qint64 length, int command, short type)
 {
     struct flock request {};
-    request.l_type = F_WRLCK;
+    request.l_type = type;
     request.l_whence = SEEK_SET;
     request.l_start = start;
     request.l_len = length;
     request.l_pid = 0; // required for OFD locks
-    while (::fcntl(m_fd.get(), F_OFD_SETLKW, &request) != 0) {
+    while (::fcntl(m_fd.get(), command, &request) != 0) {
         if (errno != EINTR)
             return errno;
     }
@@ -79,20 +96,30 @@ int ChunkRecordFile::write(qint64 index, const Record &record)
     return wrote < 0 ? errno : EIO;
 }
 
-std::optional<QList<qint64>> ChunkRecordFile::heldChunks(qint64 chunkCount) const
+std::optional<QByteArray> ChunkRecordFile::rawRecords(qint64 first, qint64 count) const
 {
-    // Read without a lock: held=1 is only written after the chunk's data, so whatever this sees
-    // held really is; a chunk being written right now simply shows as not held.
-    QByteArray all(chunkCount * RecordSize, Qt::Uninitialized);
+    QByteArray all(count * RecordSize, Qt::Uninitialized);
     qint64 done = 0;
     while (done < all.size()) {
-        const ssize_t got = ::pread(m_fd.get(), all.data() + done, std::size_t(all.size() - done), done);
+        const ssize_t got =
+            ::pread(m_fd.get(), all.data() + done, std::size_t(all.size() - done), first * RecordSize + done);
         if (got < 0 && errno == EINTR)
             continue;
         if (got <= 0)
             return std::nullopt;
         done += got;
     }
+    return all;
+}
+
+std::optional<QList<qint64>> ChunkRecordFile::heldChunks(qint64 chunkCount) const
+{
+    // Read without a lock: held=1 is only written after the chunk's data, so whatever this sees
+    // held really is; a chunk being written right now simply shows as not held.
+    const auto raw = rawRecords(0, chunkCount);
+    if (!raw)
+        return std::nullopt;
+    const QByteArray &all = *raw;
     QList<qint64> held;
     for (qint64 index = 0; index < chunkCount; ++index) {
         if (all.at(index * RecordSize + 8) != 0)

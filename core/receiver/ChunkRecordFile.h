@@ -5,6 +5,7 @@
 #include <QByteArray>
 #include <QList>
 #include <QtGlobal>
+#include <fcntl.h>
 #include <optional>
 
 namespace multilane {
@@ -30,10 +31,16 @@ public:
     // Both block until the lock is granted; 0 or errno.
     int lockRecord(qint64 index);
     int lockAll();
+    // Without waiting: 0, EAGAIN when someone else holds it, or errno. unlockRecord() releases it.
+    int tryLockRecord(qint64 index);
+    int tryLockAll();
+    int unlockRecord(qint64 index);
     // True when the file was unlinked (the upload completed or was aborted) after we opened it.
     bool isRemoved() const;
 
     std::optional<Record> read(qint64 index) const;
+    // The raw bytes of records [first, first + count), nullopt when they cannot be read.
+    std::optional<QByteArray> rawRecords(qint64 first, qint64 count) const;
     int write(qint64 index, const Record &record);
     // Indexes whose record is held, or nullopt when the file cannot be read.
     std::optional<QList<qint64>> heldChunks(qint64 chunkCount) const;
@@ -41,7 +48,7 @@ public:
     int clearAll(qint64 chunkCount);
 
 private:
-    int lock(qint64 start, qint64 length);
+    int lock(qint64 start, qint64 length, int command = F_OFD_SETLKW, short type = F_WRLCK);
 
     UniqueFd m_fd;
 };

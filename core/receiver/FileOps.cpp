@@ -4,8 +4,10 @@
 
 #include <QList>
 #include <QRandomGenerator>
+#include <algorithm>
 #include <cerrno>
 #include <fcntl.h>
+#include <memory>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -106,6 +108,22 @@ std::optional<QByteArray> readSmallFile(const QByteArray &path, qint64 maxBytes)
             return std::nullopt;
         }
     }
+}
+
+int readRange(int fd, qint64 from, qint64 to, const std::function<void(const char *, std::size_t)> &consume)
+{
+    constexpr qint64 PieceSize = 1 << 20;
+    const std::unique_ptr<char[]> buffer(new char[PieceSize]);
+    while (from < to) {
+        const ssize_t got = ::pread(fd, buffer.get(), std::size_t(std::min(PieceSize, to - from)), from);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return got < 0 ? errno : EIO;
+        consume(buffer.get(), std::size_t(got));
+        from += got;
+    }
+    return 0;
 }
 
 int syncDirectory(const QByteArray &directory)

@@ -2,6 +2,7 @@
 
 #include <QByteArray>
 #include <QtGlobal>
+#include <functional>
 #include <optional>
 
 // Small POSIX file helpers for the local store. Paths are native byte strings; functions that can
@@ -18,6 +19,10 @@ int replaceFile(const QByteArray &path, const QByteArray &content);
 int createFileOnce(const QByteArray &path, const QByteArray &content);
 // Reads a small file (records); nullopt when missing or larger than maxBytes. errno tells why.
 std::optional<QByteArray> readSmallFile(const QByteArray &path, qint64 maxBytes = 1 << 20);
+
+// Reads bytes [from, to) of fd in 1 MiB pieces and hands each to `consume`; 0 or errno (EIO when
+// the file is shorter).
+int readRange(int fd, qint64 from, qint64 to, const std::function<void(const char *, std::size_t)> &consume);
 
 int syncDirectory(const QByteArray &directory);
 // Creates the folders of `relativeDirs` below root (like mkdir -p), without following "..".

@@ -4,6 +4,7 @@
 #include "ChunkRecordFile.h"
 #include "DoneRecord.h"
 #include "FileOps.h"
+#include "HashPipeline.h"
 #include "PartWriter.h"
 #include "Sha256.h"
 #include "UploadId.h"
@@ -102,6 +103,26 @@ StoreResult<CreateOutcome> LocalFolderStore::createUpload(const UploadSpec &spec
     return outcome;
 }
 
+PrefixHasher::Upload LocalFolderStore::prefixUpload(const UploadFiles &files, const UploadSpec &spec)
+{
+    return {files.id(), files.path(".part"), files.path(".chunks"), spec.size, spec.chunkSize};
+}
+
+std::optional<QByteArray> LocalFolderStore::hashPart(const UploadFiles &files, const UploadSpec &spec,
+                                                     const ChunkRecordFile &records, int partFd)
+{
+    auto prefix = m_prefixes.take(prefixUpload(files, spec), records);
+    const std::unique_ptr<Sha256> hash = prefix ? std::move(prefix->hash) : std::make_unique<Sha256>();
+    const int error =
+        FileOps::readRange(partFd, prefix ? prefix->bytes : 0, spec.size,
+                           [&hash](const char *data, std::size_t n) { hash->addData(data, n); });
+    if (error != 0) {
+        errno = error;
+        return std::nullopt;
+    }
+    return hash->hexDigest();
+}
+
 StoreResult<UploadState> LocalFolderStore::findUpload(const QByteArray &id)
 {
     const UploadFiles files = filesOf(id);
@@ -164,8 +185,13 @@ StoreResult<ChunkOutcome> LocalFolderStore::writeChunk(const QByteArray &id, qin
     const auto record = records.read(index);
     if (!record)
         return ReceiverError::fromErrno(EIO, QStringLiteral("cannot read the record of %1").arg(what));
-    if (record->held && record->hash == expectedHash)
-        return drainAsDuplicate(index, body);
+    const PrefixHasher::Upload upload = prefixUpload(files, spec.value());
+    if (record->held && record->hash == expectedHash) {
+        auto drained = drainAsDuplicate(index, body);
+        records.unlockRecord(index);
+        m_prefixes.chunkStored(upload, index, false);
+        return drained;
+    }
 
     // Not held while the bytes change; held again only after they all arrived and matched.
     if (const int error = records.write(index, {}); error != 0)
@@ -188,6 +214,8 @@ StoreResult<ChunkOutcome> LocalFolderStore::writeChunk(const QByteArray &id, qin
                                             QString::fromLatin1(ChunkHash::toHeader(expectedHash))));
     if (const int error = records.write(index, {expectedHash, true}); error != 0)
         return ReceiverError::fromErrno(error, QStringLiteral("cannot record %1").arg(what));
+    records.unlockRecord(index); // before the prefix hasher looks at it
+    m_prefixes.chunkStored(upload, index, true);
     return ChunkOutcome{index, false};
 }
 
@@ -237,7 +265,8 @@ StoreResult<FinishedFile> LocalFolderStore::finish(const UploadFiles &files, con
     }
 
     const QByteArray partPath = files.path(".part");
-    const auto actual = Sha256::ofFile(QFile::decodeName(partPath));
+    const UniqueFd part(::open(partPath.constData(), O_RDONLY | O_CLOEXEC));
+    const auto actual = part.isValid() ? hashPart(files, spec, records, part.get()) : std::nullopt;
     if (!actual)
         return ReceiverError::fromErrno(errno, QStringLiteral("cannot read the data of '%1'").arg(spec.path));
     if (*actual != expectedSha256) {
@@ -248,12 +277,8 @@ StoreResult<FinishedFile> LocalFolderStore::finish(const UploadFiles &files, con
                            "damaged — every chunk must be sent again")
                 .arg(spec.path, QString::fromLatin1(*actual), QString::fromLatin1(expectedSha256)));
     }
-    {
-        const UniqueFd part(::open(partPath.constData(), O_RDONLY | O_CLOEXEC));
-        if (!part.isValid() || ::fdatasync(part.get()) != 0)
-            return ReceiverError::fromErrno(errno,
-                                            QStringLiteral("cannot sync the data of '%1'").arg(spec.path));
-    }
+    if (::fdatasync(part.get()) != 0)
+        return ReceiverError::fromErrno(errno, QStringLiteral("cannot sync the data of '%1'").arg(spec.path));
     const auto placed = m_placer.place(partPath, spec.path, spec.onConflict, *actual);
     if (!placed)
         return placed.error();
@@ -272,6 +297,7 @@ StoreResult<Done> LocalFolderStore::abortUpload(const QByteArray &id)
     ChunkRecordFile records;
     if (records.open(files.path(".chunks")) == 0)
         records.lockAll(); // let a running chunk write or complete finish first
+    m_prefixes.forget(id);
     bool removedAny = false;
     for (const char *suffix : {".json", ".chunks", ".part", ".done"})
         removedAny = ::unlink(files.path(suffix).constData()) == 0 || removedAny;
@@ -300,13 +326,19 @@ StoreResult<FinishedFile> LocalFolderStore::putFile(const QString &path, qint64 
     if (const int error = PartWriter::presize(part.get(), size); error != 0)
         return fail(ReceiverError::fromErrno(
             error, QStringLiteral("cannot reserve %1 bytes for '%2'").arg(size).arg(path)));
+    // A body bigger than one buffer is hashed on a second thread while this one receives and writes.
     Sha256 hash;
-    PartWriter writer(part.get(), 0, size);
-    const auto copied =
-        writer.copy(body, [&hash](const char *data, std::size_t n) { hash.addData(data, n); });
+    std::optional<HashPipeline> pipeline;
+    if (size > qint64(PartWriter::BufferSize))
+        pipeline.emplace(PartWriter::BufferSize);
+    PartWriter writer(part.get(), 0, size, pipeline ? &*pipeline : nullptr);
+    const auto copied = writer.copy(body, [&hash, &pipeline](const char *data, std::size_t n) {
+        if (!pipeline)
+            hash.addData(data, n);
+    });
     if (const auto problem = copied.problem(size, QStringLiteral("'%1'").arg(path)))
         return fail(*problem);
-    const QByteArray actual = hash.hexDigest();
+    const QByteArray actual = pipeline ? pipeline->finish() : hash.hexDigest();
     if (!expectedSha256.isEmpty() && actual != expectedSha256)
         return fail(ReceiverError::make(
             ErrorCode::ChecksumMismatch,

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "FilePlacer.h"
+#include "PrefixHasher.h"
 #include "UploadFiles.h"
 #include "UploadStore.h"
 
@@ -12,8 +13,9 @@ namespace multilane {
 class ChunkRecordFile;
 
 // Keeps uploads in a storage folder: finished files at their paths, upload state in
-// <storage>/.multilane/uploads/<id>.json|.part|.chunks|.done (docs/protocol.md). There is no
-// in-memory state, so any number of threads and receiver processes can share one folder.
+// <storage>/.multilane/uploads/<id>.json|.part|.chunks|.done (docs/protocol.md). All upload state
+// is on disk, so any number of threads and receiver processes can share one folder; the only
+// memory is a cache of SHA-256 prefixes (PrefixHasher) that makes complete cheaper when it hits.
 class LocalFolderStore final : public UploadStore {
 public:
     explicit LocalFolderStore(const QString &storageFolder);
@@ -21,6 +23,7 @@ public:
     // Creates the storage folder and its private folder if missing; the error says what to do.
     std::optional<ReceiverError> prepare();
     QString storageFolder() const { return m_storageFolder; }
+    PrefixHasher &prefixHasher() { return m_prefixes; }
 
     StoreResult<CreateOutcome> createUpload(const UploadSpec &spec) override;
     StoreResult<UploadState> findUpload(const QByteArray &id) override;
@@ -33,6 +36,10 @@ public:
 
 private:
     UploadFiles filesOf(const QByteArray &id) const;
+    static PrefixHasher::Upload prefixUpload(const UploadFiles &files, const UploadSpec &spec);
+    // SHA-256 of the whole .part: the cached prefix (if still valid) plus the rest from disk.
+    std::optional<QByteArray> hashPart(const UploadFiles &files, const UploadSpec &spec,
+                                       const ChunkRecordFile &records, int partFd);
     StoreResult<ChunkOutcome> drainAsDuplicate(qint64 index, const BodyReader &body) const;
     StoreResult<FinishedFile> finish(const UploadFiles &files, const UploadSpec &spec,
                                      ChunkRecordFile &records, const QByteArray &expectedSha256);
@@ -41,6 +48,7 @@ private:
     QByteArray m_root;    // the storage folder, native encoding
     QByteArray m_uploads; // <root>/.multilane/uploads
     FilePlacer m_placer;
+    PrefixHasher m_prefixes;
 };
 
 } // namespace multilane

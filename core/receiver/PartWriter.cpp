@@ -1,5 +1,7 @@
 #include "PartWriter.h"
 
+#include "HashPipeline.h"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -7,12 +9,15 @@
 
 namespace multilane {
 
-PartWriter::PartWriter(int fd, qint64 offset, qint64 maxLength)
+PartWriter::PartWriter(int fd, qint64 offset, qint64 maxLength, HashPipeline *pipeline)
     : m_fd(fd)
     , m_offset(offset)
     , m_maxLength(maxLength)
-    , m_buffer(new char[BufferSize])
-{}
+    , m_pipeline(pipeline)
+    , m_buffer(pipeline ? pipeline->nextBuffer() : std::unique_ptr<char[]>(new char[BufferSize]))
+{
+    Q_ASSERT(!pipeline || pipeline->bufferSize() == BufferSize);
+}
 
 PartWriter::~PartWriter() = default;
 
@@ -72,9 +77,12 @@ bool PartWriter::append(const char *data, std::size_t length)
 
 bool PartWriter::flush()
 {
+    const char *data = m_buffer.get();
+    if (m_pipeline && m_buffered > 0) // hashed while we write it
+        m_pipeline->submit(std::move(m_buffer), m_buffered);
     std::size_t done = 0;
     while (done < m_buffered) {
-        const ssize_t wrote = ::pwrite(m_fd, m_buffer.get() + done, m_buffered - done, m_offset);
+        const ssize_t wrote = ::pwrite(m_fd, data + done, m_buffered - done, m_offset);
         if (wrote < 0 && errno == EINTR)
             continue;
         if (wrote <= 0) {
@@ -84,6 +92,8 @@ bool PartWriter::flush()
         done += std::size_t(wrote);
         m_offset += wrote;
     }
+    if (!m_buffer)
+        m_buffer = m_pipeline->nextBuffer();
     m_buffered = 0;
     return true;
 }

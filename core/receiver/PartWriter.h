@@ -10,6 +10,8 @@
 
 namespace multilane {
 
+class HashPipeline;
+
 // Copies a streamed request body into a file at an offset. The HTTP layer hands over 4 KiB
 // pieces; they are gathered into a 1 MiB buffer so the disk sees few large pwrite()s.
 // Memory per request is that one buffer, whatever the chunk size.
@@ -33,7 +35,8 @@ public:
     // observe() sees every accepted byte (for hashing) before it is written.
     using Observer = std::function<void(const char *data, std::size_t length)>;
 
-    PartWriter(int fd, qint64 offset, qint64 maxLength);
+    // With a pipeline, every filled buffer also goes to its hashing thread (and buffers come from it).
+    PartWriter(int fd, qint64 offset, qint64 maxLength, HashPipeline *pipeline = nullptr);
     ~PartWriter();
     PartWriter(const PartWriter &) = delete;
     PartWriter &operator=(const PartWriter &) = delete;
@@ -47,6 +50,7 @@ private:
     int m_fd;
     qint64 m_offset;
     qint64 m_maxLength;
+    HashPipeline *m_pipeline;
     std::unique_ptr<char[]> m_buffer;
     std::size_t m_buffered = 0;
     Result m_result;
