@@ -1,6 +1,8 @@
 // multilane-receiver: serves one storage folder on one or more HTTP ports until SIGINT/SIGTERM.
+#include "DurationText.h"
 #include "ListenAddress.h"
 #include "LocalFolderStore.h"
+#include "PeriodicTask.h"
 #include "ReceiverServer.h"
 #include "ReceiverService.h"
 
@@ -59,7 +61,13 @@ int main(int argc, char *argv[])
         QStringLiteral("ADDRESSES"));
     const QCommandLineOption quietOption(QStringLiteral("quiet"),
                                          QStringLiteral("Log nothing but the listening addresses."));
-    parser.addOptions({storageOption, listenOption, quietOption});
+    const QCommandLineOption expireOption(
+        QStringLiteral("expire-after"),
+        QStringLiteral("Remove unfinished uploads untouched for this long, and completion records this "
+                       "old, e.g. 12h, 7d; 0 keeps them forever. Finished files are never removed. "
+                       "Default: 7d."),
+        QStringLiteral("DURATION"), QStringLiteral("7d"));
+    parser.addOptions({storageOption, listenOption, quietOption, expireOption});
     if (!parser.parse(QCoreApplication::arguments()))
         return refuse(parser.errorText() + QStringLiteral(" (see --help)"));
     if (parser.isSet(QStringLiteral("help")))
@@ -81,6 +89,11 @@ int main(int argc, char *argv[])
             return refuse(parsed.error);
         addresses += parsed.addresses;
     }
+
+    const auto expireAfter = DurationText::parse(parser.value(expireOption));
+    if (!expireAfter)
+        return refuse(QStringLiteral("--expire-after takes a duration such as 12h or 7d (0: never), not '%1'")
+                          .arg(parser.value(expireOption)));
 
     LocalFolderStore store(parser.value(storageOption));
     if (const auto problem = store.prepare())
@@ -107,6 +120,18 @@ int main(int argc, char *argv[])
     std::fflush(stdout);
     if (!quiet)
         logLine(QStringLiteral("storing into %1").arg(store.storageFolder()));
+
+    // At start and every minute: the sweep takes the locks a writer takes, so other receiver
+    // processes on the same folder are safe.
+    UploadSweeper::Policy expiry;
+    expiry.expireAfter = *expireAfter;
+    const PeriodicTask sweeper(std::chrono::minutes(1), [&store, expiry, quiet] {
+        const QStringList removed = store.sweep(expiry, UploadSweeper::Clock::now());
+        for (const QString &line : removed) {
+            if (!quiet)
+                logLine(line);
+        }
+    });
 
     int received = 0;
     sigwait(&stopSignals, &received);

@@ -85,6 +85,8 @@ StoreResult<CreateOutcome> LocalFolderStore::createUpload(const UploadSpec &spec
         return ReceiverError::fromErrno(linkError,
                                         QStringLiteral("cannot record the upload of '%1'").arg(spec.path));
     outcome.kind = linkError == 0 ? CreateOutcome::Kind::Created : CreateOutcome::Kind::Found;
+    if (outcome.kind == CreateOutcome::Kind::Found) // a resumed upload counts as touched (expiry)
+        ::utimensat(AT_FDCWD, files.path(".json").constData(), nullptr, 0);
     const auto stored = files.readRecord();
     if (!stored)
         return stored.error();
@@ -121,6 +123,17 @@ std::optional<QByteArray> LocalFolderStore::hashPart(const UploadFiles &files, c
         return std::nullopt;
     }
     return hash->hexDigest();
+}
+
+QStringList LocalFolderStore::sweep(const UploadSweeper::Policy &policy, UploadSweeper::Clock::time_point now)
+{
+    QStringList lines;
+    for (const UploadSweeper::Removed &removed : UploadSweeper(m_uploads, policy).sweep(now)) {
+        if (!removed.id.isEmpty())
+            m_prefixes.forget(removed.id);
+        lines.append(removed.line);
+    }
+    return lines;
 }
 
 StoreResult<UploadState> LocalFolderStore::findUpload(const QByteArray &id)

@@ -4,6 +4,7 @@
 #include "PrefixHasher.h"
 #include "UploadFiles.h"
 #include "UploadStore.h"
+#include "UploadSweeper.h"
 
 #include <QString>
 #include <optional>
@@ -24,6 +25,8 @@ public:
     std::optional<ReceiverError> prepare();
     QString storageFolder() const { return m_storageFolder; }
     PrefixHasher &prefixHasher() { return m_prefixes; }
+    // Removes expired uploads, .done records and leftovers (UploadSweeper); one log line each.
+    QStringList sweep(const UploadSweeper::Policy &policy, UploadSweeper::Clock::time_point now);
 
     StoreResult<CreateOutcome> createUpload(const UploadSpec &spec) override;
     StoreResult<UploadState> findUpload(const QByteArray &id) override;
