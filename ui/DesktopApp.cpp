@@ -29,7 +29,7 @@ DesktopApp::~DesktopApp()
 int DesktopApp::run(QApplication &app)
 {
     app.setWindowIcon(QIcon(QStringLiteral(":/multilane/multilane.svg")));
-    QGuiApplication::setDesktopFileName(QStringLiteral("multilane"));
+    QGuiApplication::setDesktopFileName(QStringLiteral("org.multilane.Multilane"));
     // Closing the window may mean "keep going in the tray": quitting is decided by MainWindow.
     app.setQuitOnLastWindowClosed(false);
 
