@@ -132,6 +132,7 @@ void UploadCommand::onHealthChecked(const QList<std::optional<QString>> &problem
     for (const SourceFile &file : std::as_const(m_files))
         totalBytes += file.size;
     if (!m_request.autoChunkSize || totalBytes < 256LL * 1024 * 1024) {
+        m_request.transfer.spreadFilesOverConnections = m_request.autoChunkSize;
         startTransfer(usable);
         return;
     }

@@ -23,20 +23,26 @@ int ConcurrencyTuner::update(qint64 nowMs, qint64 bytesAcknowledged, int errors)
     const double rate =
         double(bytesAcknowledged - m_windowStartBytes) * 1000.0 / double(nowMs - m_windowStartMs);
     const bool newErrors = errors > m_windowStartErrors;
+    const bool grewLastTime = m_previousLevel > 0 && m_level > m_previousLevel;
     const int level = m_level;
     if (newErrors) {
         // Errors: the receivers or the path are overloaded; back off hard.
         m_level = std::max(m_options.minimum, m_level / 2);
-    } else if (nowMs >= m_holdUntilMs &&
-               (m_previousRate < 0 || rate > m_previousRate * (1 + m_options.gainToGrow))) {
-        // The last step paid (or this is the first measurement): try more, faster while small.
-        m_level = std::min(m_options.maximum, m_level + std::max(1, m_level / 2));
-    } else if (rate < m_previousRate * (1 - m_options.lossToShrink) && m_previousLevel > 0) {
-        m_level = std::max(m_options.minimum, m_previousLevel); // the last step hurt: undo it
+        m_slowStartDone = true;
+    } else if (m_previousRate < 0 || (nowMs >= m_holdUntilMs && !grewLastTime) ||
+               (grewLastTime && rate > m_previousRate * (1 + m_options.gainToGrow))) {
+        // First measurement, a paid-off step, or time to probe again: more connections. Like TCP,
+        // double at first (short uploads must find the level fast), then grow by a quarter.
+        m_level =
+            std::min(m_options.maximum, m_slowStartDone ? m_level + std::max(1, m_level / 4) : m_level * 2);
+    } else if (grewLastTime) {
+        // The last step did not pay: go back to the smallest level that gave this rate.
+        m_level = std::max(m_options.minimum, m_previousLevel);
+        m_slowStartDone = true;
         m_settled = true;
         m_holdUntilMs = nowMs + m_options.holdIntervals * m_options.intervalMs;
-    } else {
-        m_settled = true; // flat: more connections do not help, keep what we have
+    } else if (rate < m_previousRate * (1 - m_options.lossToShrink) && m_level > m_options.minimum) {
+        m_level = std::max(m_options.minimum, m_level - std::max(1, m_level / 4)); // the link got worse
     }
     m_previousLevel = level;
     m_previousRate = rate;

@@ -14,7 +14,7 @@ public:
         int start = 4;
         int minimum = 1;
         int maximum = 12;
-        qint64 intervalMs = 1500;
+        qint64 intervalMs = 750;
         double gainToGrow = 0.05;   // +5 % goodput: the extra connections paid off, add more
         double lossToShrink = 0.10; // -10 %: too many, step back
         int holdIntervals = 5;      // after stepping back, try growing again only this much later
@@ -36,6 +36,7 @@ private:
     qint64 m_windowStartBytes = 0;
     int m_windowStartErrors = 0;
     bool m_settled = false;
+    bool m_slowStartDone = false;
     qint64 m_holdUntilMs = 0; // after an undo, stay put a while instead of oscillating
 };
 
