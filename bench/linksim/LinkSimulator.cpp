@@ -302,6 +302,7 @@ void LinkSimulator::shareTotalRate(TimePoint now)
         if (pipe.wantsSharedTokens(now))
             wanting.push_back(&pipe);
     }
+    m_totalRate->setBacklogged(!wanting.empty());
     std::size_t available = m_totalRate->available(now);
     if (wanting.empty() || available < m_totalThreshold)
         return;

@@ -33,6 +33,9 @@ bool Pipe::sourceReady() const
 
 std::size_t Pipe::readAllowance(TimePoint now)
 {
+    // A readable source has had bytes waiting since we last read: the link was busy meanwhile.
+    if (m_rate)
+        m_rate->setBacklogged(sourceReady());
     if (!sourceReady())
         return 0;
     std::size_t allowance = std::min(m_line.space(), MaxRead);

@@ -8,6 +8,7 @@ namespace multilane::linksim {
 TokenBucket::TokenBucket(double bytesPerSecond, double burstBytes, TimePoint now)
     : m_rate(bytesPerSecond)
     , m_burst(std::max(burstBytes, 1.0))
+    , m_catchUp(std::max(m_burst, bytesPerSecond * 0.100))
     , m_tokens(m_burst)
     , m_last(now)
 {}
@@ -22,7 +23,7 @@ void TokenBucket::refill(TimePoint now)
     if (now <= m_last)
         return;
     const double seconds = std::chrono::duration<double>(now - m_last).count();
-    m_tokens = std::min(m_burst, m_tokens + seconds * m_rate);
+    m_tokens = std::min(m_backlogged ? m_catchUp : m_burst, m_tokens + seconds * m_rate);
     m_last = now;
 }
 

@@ -18,6 +18,11 @@ public:
     double rate() const { return m_rate; }
     double burst() const { return m_burst; }
 
+    // Whether the caller has bytes waiting for tokens. While it has, tokens keep accruing up to
+    // 100 ms worth instead of the burst: a wake-up that comes late (a loaded machine) then sends
+    // what the link would have sent meanwhile, instead of losing it. Idle, the burst is the cap.
+    void setBacklogged(bool backlogged) { m_backlogged = backlogged; }
+
     // Whole bytes that may pass at `now`.
     std::size_t available(TimePoint now);
     void consume(std::size_t bytes);
@@ -29,7 +34,9 @@ private:
 
     double m_rate;
     double m_burst;
+    double m_catchUp;
     double m_tokens;
+    bool m_backlogged = false;
     TimePoint m_last;
 };
 
