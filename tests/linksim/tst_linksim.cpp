@@ -1,0 +1,330 @@
+// linksim end to end: the real binary between real loopback sockets. Rates and delays are
+// checked with generous time bounds (machines are noisy); bytes are checked exactly.
+#include "LinksimProcess.h"
+
+#include <QElapsedTimer>
+#include <QTest>
+#include <arpa/inet.h>
+#include <atomic>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+int listenLoopback(quint16 &port)
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    ::bind(fd, reinterpret_cast<sockaddr *>(&address), length);
+    ::listen(fd, 16);
+    ::getsockname(fd, reinterpret_cast<sockaddr *>(&address), &length);
+    port = ntohs(address.sin_port);
+    return fd;
+}
+
+int connectTo(quint16 port)
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    address.sin_port = htons(port);
+    timeval timeout{30, 0}; // a hung proxy fails the test instead of hanging it
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+    if (::connect(fd, reinterpret_cast<sockaddr *>(&address), sizeof address) != 0) {
+        ::close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+QByteArray pattern(qsizetype size, quint32 seed)
+{
+    QByteArray data(size, Qt::Uninitialized);
+    quint32 state = seed * 2654435761u + 1;
+    for (char &byte : data) {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        byte = char(state);
+    }
+    return data;
+}
+
+bool sendAll(int fd, const char *data, qsizetype size)
+{
+    while (size > 0) {
+        const ssize_t sent = ::send(fd, data, size_t(size), MSG_NOSIGNAL);
+        if (sent <= 0)
+            return false;
+        data += sent;
+        size -= sent;
+    }
+    return true;
+}
+
+QByteArray readToEnd(int fd)
+{
+    QByteArray all;
+    char buffer[256 * 1024];
+    for (ssize_t got; (got = ::recv(fd, buffer, sizeof buffer, 0)) > 0;)
+        all.append(buffer, got);
+    return all;
+}
+
+int acceptOne(int listener)
+{
+    const int fd = ::accept(listener, nullptr, nullptr);
+    timeval timeout{30, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    return fd;
+}
+
+// Echoes every byte back until EOF, on one accepted connection.
+void echo(int fd)
+{
+    char buffer[256 * 1024];
+    for (ssize_t got; (got = ::recv(fd, buffer, sizeof buffer, 0)) > 0;) {
+        if (!sendAll(fd, buffer, got))
+            break;
+    }
+    ::shutdown(fd, SHUT_WR);
+}
+
+} // namespace
+
+class TestLinksim : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void perConnectionRateHolds();
+    void totalRateIsSharedFairly();
+    void rttDelaysEachRoundTrip();
+    void slowReaderMeetsBackpressure();
+    void bytesArriveExactBothWays_data();
+    void bytesArriveExactBothWays();
+    void stopsCleanlyOnSigterm();
+};
+
+void TestLinksim::perConnectionRateHolds()
+{
+    quint16 target = 0;
+    const int listener = listenLoopback(target);
+    LinksimProcess linksim;
+    QVERIFY2(linksim.start({target}, {QStringLiteral("--per-connection-rate"), QStringLiteral("2MB/s")}),
+             qPrintable(linksim.errorText()));
+    const QByteArray data = pattern(6'000'000, 1);
+    QByteArray received;
+    QElapsedTimer clock;
+    clock.start();
+    std::thread sink([&] {
+        const int fd = acceptOne(listener);
+        received = readToEnd(fd);
+        ::close(fd);
+    });
+    const int fd = connectTo(linksim.ports().at(0));
+    QVERIFY(fd >= 0);
+    QVERIFY(sendAll(fd, data.constData(), data.size()));
+    ::shutdown(fd, SHUT_WR);
+    sink.join();
+    const double seconds = double(clock.nsecsElapsed()) / 1e9;
+    QCOMPARE(readToEnd(fd).size(), 0); // then linksim passes the target's EOF on
+    ::close(fd);
+    ::close(listener);
+    QVERIFY(received == data);
+    const double ideal = 3.0;
+    qInfo("6 MB through 2 MB/s: %.3f s, %.3f MB/s", seconds, 6.0 / seconds);
+    QVERIFY2(seconds >= 0.9 * ideal && seconds <= 1.3 * ideal, qPrintable(QString::number(seconds)));
+}
+
+void TestLinksim::totalRateIsSharedFairly()
+{
+    quint16 target = 0;
+    const int listener = listenLoopback(target);
+    LinksimProcess linksim;
+    QVERIFY2(linksim.start({target}, {QStringLiteral("--total-rate"), QStringLiteral("8MB/s")}),
+             qPrintable(linksim.errorText()));
+    constexpr int Connections = 4;
+    constexpr qsizetype Bytes = 6'000'000;
+    const QByteArray data = pattern(Bytes, 2);
+    std::vector<int> clients;
+    std::vector<int> accepted;
+    for (int i = 0; i < Connections; ++i) {
+        clients.push_back(connectTo(linksim.ports().at(0)));
+        QVERIFY(clients.back() >= 0);
+        accepted.push_back(acceptOne(listener));
+    }
+    std::vector<double> seconds(Connections);
+    std::vector<qsizetype> sizes(Connections);
+    std::vector<std::thread> threads;
+    QElapsedTimer clock;
+    clock.start();
+    for (int i = 0; i < Connections; ++i) {
+        threads.emplace_back([&, i] {
+            sendAll(clients[size_t(i)], data.constData(), data.size());
+            ::shutdown(clients[size_t(i)], SHUT_WR);
+        });
+        threads.emplace_back([&, i] {
+            sizes[size_t(i)] = readToEnd(accepted[size_t(i)]).size();
+            seconds[size_t(i)] = double(clock.nsecsElapsed()) / 1e9;
+        });
+    }
+    for (std::thread &thread : threads)
+        thread.join();
+    for (int i = 0; i < Connections; ++i) {
+        ::close(clients[size_t(i)]);
+        ::close(accepted[size_t(i)]);
+        const double rate = double(Bytes) / seconds[size_t(i)] / 1e6;
+        qInfo("connection %d: %.3f s, %.3f MB/s", i, seconds[size_t(i)], rate);
+        QCOMPARE(sizes[size_t(i)], Bytes);
+        QVERIFY2(rate >= 1.5 && rate <= 2.5, qPrintable(QString::number(rate)));
+    }
+    ::close(listener);
+}
+
+void TestLinksim::rttDelaysEachRoundTrip()
+{
+    quint16 target = 0;
+    const int listener = listenLoopback(target);
+    LinksimProcess linksim;
+    QVERIFY2(linksim.start({target}, {QStringLiteral("--rtt"), QStringLiteral("100")}),
+             qPrintable(linksim.errorText()));
+    const int fd = connectTo(linksim.ports().at(0));
+    QVERIFY(fd >= 0);
+    const int server = acceptOne(listener);
+    std::thread echoer([server] { echo(server); });
+    for (int exchange = 0; exchange < 3; ++exchange) {
+        QElapsedTimer clock;
+        clock.start();
+        const char request = char('a' + exchange);
+        QVERIFY(sendAll(fd, &request, 1));
+        char response = 0;
+        QCOMPARE(::recv(fd, &response, 1, 0), ssize_t(1));
+        const qint64 ms = clock.elapsed();
+        qInfo("round trip %d: %lld ms", exchange, ms);
+        QCOMPARE(response, request);
+        QVERIFY2(ms >= 100 && ms < 1000, qPrintable(QString::number(ms)));
+    }
+    ::shutdown(fd, SHUT_WR);
+    echoer.join();
+    ::close(server);
+    ::close(fd);
+    ::close(listener);
+}
+
+void TestLinksim::slowReaderMeetsBackpressure()
+{
+    quint16 target = 0;
+    const int listener = listenLoopback(target);
+    LinksimProcess linksim;
+    QVERIFY2(linksim.start({target}, {QStringLiteral("--buffer"), QStringLiteral("1MiB")}),
+             qPrintable(linksim.errorText()));
+    const QByteArray data = pattern(64 * 1024 * 1024, 3);
+    const int fd = connectTo(linksim.ports().at(0));
+    QVERIFY(fd >= 0);
+    const int server = acceptOne(listener); // ... and read nothing yet
+
+    // Write without blocking until the sender has been stuck for a whole second.
+    qsizetype accepted = 0;
+    bool stalled = false;
+    while (accepted < data.size() && !stalled) {
+        pollfd writable{fd, POLLOUT, 0};
+        if (::poll(&writable, 1, 1000) == 0) {
+            stalled = true;
+            break;
+        }
+        const ssize_t sent = ::send(fd, data.constData() + accepted, size_t(data.size() - accepted),
+                                    MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (sent > 0)
+            accepted += sent;
+    }
+    const qint64 peakKiB = linksim.peakRssKiB();
+    qInfo("sender stalled after %lld bytes; linksim peak RSS %lld KiB", qint64(accepted), peakKiB);
+    QVERIFY2(stalled, "linksim kept reading from a sender whose receiver reads nothing");
+    QVERIFY(accepted < 48 * 1024 * 1024); // 1 MiB buffer plus the kernel's socket buffers
+    QVERIFY(peakKiB > 0 && peakKiB < 24 * 1024);
+
+    // The reader wakes up: everything arrives, in order.
+    QByteArray received;
+    std::thread sink([&] { received = readToEnd(server); });
+    QVERIFY(sendAll(fd, data.constData() + accepted, data.size() - accepted));
+    ::shutdown(fd, SHUT_WR);
+    sink.join();
+    QVERIFY(received == data);
+    ::close(server);
+    ::close(fd);
+    ::close(listener);
+}
+
+void TestLinksim::bytesArriveExactBothWays_data()
+{
+    QTest::addColumn<QStringList>("shaping");
+    QTest::addColumn<int>("bytes");
+    QTest::newRow("unshaped") << QStringList{} << 64 * 1024 * 1024;
+    QTest::newRow("shaped") << QStringList{QStringLiteral("--per-connection-rate"),
+                                           QStringLiteral("40MB/s"),
+                                           QStringLiteral("--total-rate"),
+                                           QStringLiteral("30MB/s"),
+                                           QStringLiteral("--rtt"),
+                                           QStringLiteral("20"),
+                                           QStringLiteral("--buffer"),
+                                           QStringLiteral("300000")}
+                            << 8 * 1024 * 1024;
+}
+
+void TestLinksim::bytesArriveExactBothWays()
+{
+    QFETCH(QStringList, shaping);
+    QFETCH(int, bytes);
+    quint16 target = 0;
+    const int listener = listenLoopback(target);
+    LinksimProcess linksim;
+    QVERIFY2(linksim.start({target}, shaping), qPrintable(linksim.errorText()));
+    const QByteArray data = pattern(bytes, 4);
+    const int fd = connectTo(linksim.ports().at(0));
+    QVERIFY(fd >= 0);
+    const int server = acceptOne(listener);
+    std::thread echoer([server] { echo(server); });
+    QElapsedTimer clock;
+    clock.start();
+    std::thread sender([&] {
+        sendAll(fd, data.constData(), data.size());
+        ::shutdown(fd, SHUT_WR);
+    });
+    const QByteArray echoed = readToEnd(fd);
+    const double seconds = double(clock.nsecsElapsed()) / 1e9;
+    sender.join();
+    echoer.join();
+    qInfo("%d bytes there and back in %.3f s: %.0f MB/s", bytes, seconds, bytes / seconds / 1e6);
+    QVERIFY(echoed == data);
+    ::close(server);
+    ::close(fd);
+    ::close(listener);
+}
+
+void TestLinksim::stopsCleanlyOnSigterm()
+{
+    quint16 target = 0;
+    const int listener = listenLoopback(target);
+    LinksimProcess linksim;
+    QVERIFY2(linksim.start({target, target}, {QStringLiteral("--quiet")}), qPrintable(linksim.errorText()));
+    QCOMPARE(linksim.ports().size(), 2);
+    const int fd = connectTo(linksim.ports().at(1)); // an open connection must not hold it up
+    QVERIFY(fd >= 0);
+    linksim.process().terminate();
+    QVERIFY(linksim.process().waitForFinished(5000));
+    QCOMPARE(linksim.process().exitStatus(), QProcess::NormalExit);
+    QCOMPARE(linksim.process().exitCode(), 0);
+    ::close(fd);
+    ::close(listener);
+}
+
+QTEST_GUILESS_MAIN(TestLinksim)
+#include "tst_linksim.moc"
