@@ -22,6 +22,7 @@ QString mainHelp()
         "  resume     continue every unfinished upload (after Ctrl-C, a crash or a reboot)\n"
         "  status     list unfinished uploads (--json for scripts)\n"
         "  probe      measure the link to the endpoints and show the chunk size it calls for\n"
+        "  speedtest  upload throw-away data over one connection, then tuned over many: the gain\n"
         "  help       show this text\n"
         "  version    show the version\n"
         "\n"
@@ -71,7 +72,8 @@ Result parse(const QStringList &arguments)
     }
     const QString command = arguments.at(1);
     if (command != QLatin1String("upload") && command != QLatin1String("resume") &&
-        command != QLatin1String("status") && command != QLatin1String("probe")) {
+        command != QLatin1String("status") && command != QLatin1String("probe") &&
+        command != QLatin1String("speedtest")) {
         result.error = QStringLiteral("unknown command '%1'\n\n").arg(command) + mainHelp();
         return result;
     }
@@ -144,7 +146,7 @@ Result parse(const QStringList &arguments)
                            order, limitRate, json, quiet, stateDir, maxOffline, stallTimeout});
         parser.addPositionalArgument(QStringLiteral("PATH"), QStringLiteral("Files and folders to send."),
                                      QStringLiteral("PATH..."));
-    } else if (command == QLatin1String("probe")) {
+    } else if (command == QLatin1String("probe") || command == QLatin1String("speedtest")) {
         parser.setApplicationDescription(
             QStringLiteral("Measure bandwidth and round trip to the endpoints."));
         parser.addOptions({help, endpoint, endpointsFile, token, json});
@@ -169,7 +171,8 @@ Result parse(const QStringList &arguments)
 
     UploadRequest &request = result.upload;
     request.json = parser.isSet(json);
-    const bool isProbe = command == QLatin1String("probe");
+    const bool isProbe = command == QLatin1String("probe") || command == QLatin1String("speedtest");
+    request.speedTest = command == QLatin1String("speedtest");
     if (!isProbe)
         request.stateDir = parser.value(stateDir);
     if (command == QLatin1String("status")) {
@@ -218,7 +221,7 @@ Result parse(const QStringList &arguments)
     if (request.endpoints.isEmpty())
         return usageError(
             QStringLiteral("no endpoint given: add --endpoint http://host:port or --endpoints-file FILE"));
-    if (command == QLatin1String("probe"))
+    if (isProbe)
         result.command = Command::Probe;
 
     QByteArray sharedToken = parser.value(token).toUtf8();

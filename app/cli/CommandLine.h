@@ -15,6 +15,7 @@ struct UploadRequest {
     TransferOptions transfer;
     bool connectionsFixed = false;
     bool autoChunkSize = true; // --chunk-size auto: measure the link first
+    bool speedTest = false;    // `speedtest` rather than `probe` (both run as Command::Probe)
     bool json = false;
     bool quiet = false;
     QString stateDir;                // the resume journal's folder; empty: the default

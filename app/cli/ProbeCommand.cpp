@@ -2,6 +2,7 @@
 
 #include "BandwidthProbe.h"
 #include "ByteSize.h"
+#include "SpeedTest.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -33,6 +34,10 @@ void ProbeCommand::start()
         m_managers.push_back(std::make_unique<QNetworkAccessManager>());
         managers.append(m_managers.back().get());
     }
+    if (m_request.speedTest) {
+        startSpeedTest(managers);
+        return;
+    }
     m_probe = std::make_unique<BandwidthProbe>(managers, m_request.endpoints, BandwidthProbe::Options{});
     connect(m_probe.get(), &BandwidthProbe::finished, this, [this](const LinkEstimate &estimate) {
         if (m_request.json) {
@@ -55,6 +60,45 @@ void ProbeCommand::start()
         Q_EMIT finished(1);
     });
     m_probe->start();
+}
+
+void ProbeCommand::startSpeedTest(const QList<QNetworkAccessManager *> &managers)
+{
+    m_speedTest = std::make_unique<SpeedTest>(managers, m_request.endpoints, SpeedTest::Options{});
+    connect(m_speedTest.get(), &SpeedTest::phaseStarted, this, [this](const QString &what) {
+        m_err.write(QStringLiteral("testing: %1…\n").arg(what).toUtf8());
+        m_err.flush();
+    });
+    connect(m_speedTest.get(), &SpeedTest::finished, this, [this](const SpeedTest::Result &r) {
+        const double ratio = r.singleBytesPerSecond > 0 ? r.multiBytesPerSecond / r.singleBytesPerSecond : 0;
+        if (m_request.json) {
+            m_out.write(
+                QJsonDocument(
+                    QJsonObject{{QStringLiteral("singleBytesPerSecond"), qint64(r.singleBytesPerSecond)},
+                                {QStringLiteral("multiBytesPerSecond"), qint64(r.multiBytesPerSecond)},
+                                {QStringLiteral("connections"), r.connections},
+                                {QStringLiteral("ratio"), ratio}})
+                    .toJson(QJsonDocument::Compact) +
+                '\n');
+        } else {
+            m_out.write(
+                QStringLiteral("one connection:  %1\nmultilane:       %2 (%3 connections over %4 endpoints)\n"
+                               "speed-up:        %5x\n")
+                    .arg(ByteSize::formatRate(r.singleBytesPerSecond),
+                         ByteSize::formatRate(r.multiBytesPerSecond))
+                    .arg(r.connections)
+                    .arg(m_request.endpoints.size())
+                    .arg(ratio, 0, 'f', 1)
+                    .toUtf8());
+        }
+        m_out.flush();
+        Q_EMIT finished(0);
+    });
+    connect(m_speedTest.get(), &SpeedTest::failed, this, [this](const QString &why) {
+        m_err.write(QStringLiteral("multilane: the speed test failed: %1\n").arg(why).toUtf8());
+        Q_EMIT finished(1);
+    });
+    m_speedTest->start();
 }
 
 } // namespace multilane

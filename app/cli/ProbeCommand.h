@@ -10,10 +10,12 @@
 namespace multilane {
 
 class BandwidthProbe;
+class SpeedTest;
 struct LinkEstimate;
 
 // `multilane probe`: measures bandwidth and round trip to the endpoints and prints them with the
-// chunk size they call for, and why. Emits finished(exitCode): 0 measured, 1 it could not.
+// chunk size they call for, and why. `multilane speedtest`: one connection against many.
+// Emits finished(exitCode): 0 measured, 1 it could not.
 class ProbeCommand : public QObject {
     Q_OBJECT
 public:
@@ -31,7 +33,10 @@ private:
     QFile &m_out;
     QFile &m_err;
     std::vector<std::unique_ptr<QNetworkAccessManager>> m_managers;
+    void startSpeedTest(const QList<QNetworkAccessManager *> &managers);
+
     std::unique_ptr<BandwidthProbe> m_probe;
+    std::unique_ptr<SpeedTest> m_speedTest;
 };
 
 } // namespace multilane

@@ -64,7 +64,6 @@ void BandwidthProbe::startDownloads()
             ReceiverApi::request(endpoint, ReceiverApi::probeRoute(), m_options.timeoutMs,
                                  QStringLiteral("bytes=%1").arg(m_options.bytesPerStream));
         QNetworkReply *reply = m_managers.at(i % m_managers.size())->get(request);
-        reply->setReadBufferSize(256 * 1024);
         connect(reply, &QNetworkReply::readyRead, this,
                 [this, reply] { m_received += reply->skip(reply->bytesAvailable()); });
         connect(reply, &QNetworkReply::finished, this, [this, reply] {

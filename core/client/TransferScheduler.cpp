@@ -104,7 +104,9 @@ void TransferScheduler::emitProgress()
     const qint64 now = m_clock.elapsed();
     m_rate.addSample(now, m_bytesSent);
     if (m_options.tuneConnections && m_started && !m_paused && m_monitor.isOnline()) {
-        const int level = m_tuner.update(now, m_bytesAcknowledged, m_failures);
+        // Bytes sent, not acknowledged: acknowledgements come a chunk at a time, too lumpy to
+        // compare one short window with the next.
+        const int level = m_tuner.update(now, m_bytesSent, m_failures);
         if (level != m_connections) {
             m_connections = level;
             pump();

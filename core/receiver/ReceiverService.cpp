@@ -104,6 +104,15 @@ ServiceResponse ReceiverService::dispatch(const Route &route, const ServiceReque
         return complete(route, request);
     case Route::Kind::PutFile:
         return putFile(route, request);
+    case Route::Kind::Discard: {
+        qint64 received = 0;
+        if (request.body)
+            request.body([&received](const char *, std::size_t length) {
+                received += qint64(length);
+                return true;
+            });
+        return ServiceResponse::json(200, {{QStringLiteral("bytes"), received}});
+    }
     }
     return ServiceResponse::error(ReceiverError::make(ErrorCode::NotFound, QStringLiteral("unknown route")));
 }

@@ -129,6 +129,9 @@ StoreResult<Route> route(const ServiceRequest &request)
     const QByteArray &resource = parts.at(2);
     if (count == 3 && resource == "health" && method == "GET") {
         route.kind = Route::Kind::Health;
+    } else if (count == 3 && resource == "discard" && method == "PUT") {
+        route.kind = Route::Kind::Discard;
+        problem = checkContentLength(route, request);
     } else if (count == 3 && resource == "probe" && method == "GET") {
         route.kind = Route::Kind::Probe;
         problem = checkProbe(route, request);

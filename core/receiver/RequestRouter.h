@@ -19,7 +19,8 @@ struct Route {
         AbortUpload,
         PutChunk,
         CompleteUpload,
-        PutFile
+        PutFile,
+        Discard // speed tests: the body is read and dropped
     };
     Kind kind = Kind::Health;
     QByteArray id;                                      // uploads/{id}…
