@@ -67,7 +67,17 @@ int main(int argc, char *argv[])
                        "old, e.g. 12h, 7d; 0 keeps them forever. Finished files are never removed. "
                        "Default: 7d."),
         QStringLiteral("DURATION"), QStringLiteral("7d"));
-    parser.addOptions({storageOption, listenOption, quietOption, expireOption});
+    const QCommandLineOption maxConnectionsOption(
+        QStringLiteral("max-connections"),
+        QStringLiteral("Open connections per listening address; more are answered 503 busy. Default: 256."),
+        QStringLiteral("N"), QStringLiteral("256"));
+    const QCommandLineOption idleTimeoutOption(
+        QStringLiteral("idle-timeout"),
+        QStringLiteral("Close a kept-alive connection that sends no request for this long, e.g. 10s. "
+                       "Default: 10s."),
+        QStringLiteral("DURATION"), QStringLiteral("10s"));
+    parser.addOptions(
+        {storageOption, listenOption, quietOption, expireOption, maxConnectionsOption, idleTimeoutOption});
     if (!parser.parse(QCoreApplication::arguments()))
         return refuse(parser.errorText() + QStringLiteral(" (see --help)"));
     if (parser.isSet(QStringLiteral("help")))
@@ -95,11 +105,23 @@ int main(int argc, char *argv[])
         return refuse(QStringLiteral("--expire-after takes a duration such as 12h or 7d (0: never), not '%1'")
                           .arg(parser.value(expireOption)));
 
+    bool numberOk = false;
+    const int maxConnections = parser.value(maxConnectionsOption).toInt(&numberOk);
+    if (!numberOk || maxConnections < 1 || maxConnections > 10000)
+        return refuse(QStringLiteral("--max-connections takes a number from 1 to 10000, not '%1'")
+                          .arg(parser.value(maxConnectionsOption)));
+    const auto idleTimeout = DurationText::parse(parser.value(idleTimeoutOption));
+    if (!idleTimeout || idleTimeout->count() < 1 || idleTimeout->count() > 3600)
+        return refuse(QStringLiteral("--idle-timeout takes a duration from 1s to 1h, not '%1'")
+                          .arg(parser.value(idleTimeoutOption)));
+
     LocalFolderStore store(parser.value(storageOption));
     if (const auto problem = store.prepare())
         return refuse(problem->message);
     ReceiverService service(store);
     ReceiverServer::Options options;
+    options.maxConnections = maxConnections;
+    options.idleTimeoutSeconds = int(idleTimeout->count());
     const bool quiet = parser.isSet(quietOption);
     if (!quiet)
         options.log = logLine;

@@ -1,5 +1,7 @@
 #include "HttpBridge.h"
 
+#include "ConnectionQueue.h"
+
 #include <algorithm>
 #include <memory>
 #include <vector>
@@ -77,6 +79,20 @@ private:
     bool m_readToEnd = false;
 };
 
+// On a connection over the cap (ConnectionQueue): 503 and close, without reading any body.
+bool refusedAsBusy(httplib::Response &response)
+{
+    if (!ConnectionQueue::refusing())
+        return false;
+    toHttpResponse(ServiceResponse::error(ReceiverError::make(
+                       ErrorCode::Busy, QStringLiteral("the receiver has too many open connections on this "
+                                                       "port; try again shortly or use another port"))),
+                   response);
+    response.set_header("Retry-After", "1");
+    response.set_header("Connection", "close");
+    return true;
+}
+
 } // namespace
 
 ServiceRequest toServiceRequest(const httplib::Request &request)
@@ -114,6 +130,8 @@ void toHttpResponse(const ServiceResponse &response, httplib::Response &out)
 void handleWithBody(ReceiverService &service, const httplib::Request &request, httplib::Response &response,
                     const httplib::ContentReader &content)
 {
+    if (refusedAsBusy(response))
+        return;
     ServiceRequest converted = toServiceRequest(request);
     StreamedBody body(content);
     const bool hasBody = announcesBody(request);
@@ -126,12 +144,16 @@ void handleWithBody(ReceiverService &service, const httplib::Request &request, h
 
 void handleWithoutBody(ReceiverService &service, const httplib::Request &request, httplib::Response &response)
 {
+    if (refusedAsBusy(response))
+        return;
     toHttpResponse(service.handle(toServiceRequest(request)), response);
 }
 
 int answerExpectContinue(const ReceiverService &service, const httplib::Request &request,
                          httplib::Response &response)
 {
+    if (refusedAsBusy(response))
+        return response.status;
     const auto refusal = service.precheck(toServiceRequest(request));
     if (!refusal)
         return 100;

@@ -50,6 +50,8 @@ const char *errorCodeName(ErrorCode code)
         return "length_mismatch";
     case ErrorCode::StorageError:
         return "storage_error";
+    case ErrorCode::Busy:
+        return "busy";
     }
     return "storage_error";
 }
@@ -75,6 +77,8 @@ int httpStatus(ErrorCode code)
         return 422;
     case ErrorCode::StorageError:
         return 500;
+    case ErrorCode::Busy:
+        return 503;
     }
     return 500;
 }

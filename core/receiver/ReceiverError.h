@@ -19,6 +19,7 @@ enum class ErrorCode {
     ChecksumMismatch,
     LengthMismatch,
     StorageError,
+    Busy,
 };
 
 // An error a store or handler reports as a value: the protocol code, a message that tells the

@@ -1,5 +1,6 @@
 #include "ReceiverServer.h"
 
+#include "ConnectionQueue.h"
 #include "HttpBridge.h"
 
 #include <arpa/inet.h>
@@ -80,10 +81,10 @@ std::optional<QString> ReceiverServer::start(const QList<ListenAddress> &address
     for (const ListenAddress &address : addresses) {
         auto listener = std::make_unique<Listener>();
         httplib::Server &http = listener->http;
-        const std::size_t threads = std::size_t(std::max(1, m_options.threadsPerAddress));
-        http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+        const int maxConnections = m_options.maxConnections;
+        http.new_task_queue = [maxConnections] { return new ConnectionQueue(maxConnections); };
         http.set_keep_alive_max_count(KeepAliveRequests);
-        http.set_keep_alive_timeout(m_options.keepAliveSeconds);
+        http.set_keep_alive_timeout(std::max(1, m_options.idleTimeoutSeconds));
         http.set_read_timeout(m_options.ioTimeoutSeconds);
         http.set_write_timeout(m_options.ioTimeoutSeconds);
         http.set_tcp_nodelay(true);

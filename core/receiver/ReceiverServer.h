@@ -18,8 +18,10 @@ class ReceiverService;
 class ReceiverServer {
 public:
     struct Options {
-        int threadsPerAddress = 64; // one per open connection (httplib is thread-per-connection)
-        int keepAliveSeconds = 30;
+        // Open connections per address, each with its own thread (httplib is thread-per-connection);
+        // more get 503 `busy` from a few spare threads (ConnectionQueue).
+        int maxConnections = 256;
+        int idleTimeoutSeconds = 10; // how long a kept-alive connection may wait for its next request
         int ioTimeoutSeconds = 60;
         // Called from server threads for failed requests and finished files; unset = silent.
         std::function<void(const QString &line)> log;

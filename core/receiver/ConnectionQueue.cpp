@@ -1,0 +1,48 @@
+#include "ConnectionQueue.h"
+
+namespace multilane {
+
+namespace {
+
+thread_local bool t_refusing = false;
+
+} // namespace
+
+ConnectionQueue::ConnectionQueue(int maxConnections)
+    : m_maxConnections(std::max(1, maxConnections))
+    , m_connections(std::make_unique<httplib::ThreadPool>(std::size_t(m_maxConnections)))
+    , m_spares(std::make_unique<httplib::ThreadPool>(std::size_t(SpareThreads)))
+{}
+
+ConnectionQueue::~ConnectionQueue() = default;
+
+bool ConnectionQueue::refusing()
+{
+    return t_refusing;
+}
+
+void ConnectionQueue::enqueue(std::function<void()> connection)
+{
+    // Counted when accepted, not when a thread picks it up, so the pool's queue never grows.
+    if (++m_open <= m_maxConnections) {
+        m_connections->enqueue([this, connection = std::move(connection)] {
+            connection();
+            --m_open;
+        });
+        return;
+    }
+    --m_open;
+    m_spares->enqueue([connection = std::move(connection)] {
+        t_refusing = true;
+        connection();
+        t_refusing = false;
+    });
+}
+
+void ConnectionQueue::shutdown()
+{
+    m_connections->shutdown();
+    m_spares->shutdown();
+}
+
+} // namespace multilane

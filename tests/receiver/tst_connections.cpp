@@ -1,0 +1,120 @@
+#include "ReceiverProcess.h"
+#include "ServiceHarness.h"
+
+#include <QElapsedTimer>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QSignalSpy>
+#include <QTcpSocket>
+#include <QTemporaryDir>
+#include <QTest>
+#include <memory>
+#include <vector>
+
+// Idle and kept-alive connections must not starve others (issue #6): the real receiver on a
+// loopback port, flooded with raw TCP connections that send nothing.
+class TestConnections : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init()
+    {
+        m_storage = std::make_unique<QTemporaryDir>();
+        QVERIFY(m_storage->isValid());
+        m_receiver = std::make_unique<ReceiverProcess>(m_storage->path());
+    }
+
+    void cleanup()
+    {
+        m_idle.clear();
+        m_receiver.reset();
+    }
+
+    void idleConnectionsDoNotStarveAPort()
+    {
+        // 64 idle connections used to hold every thread of a port for 30 s.
+        QVERIFY2(m_receiver->start(1, {QStringLiteral("--quiet")}), qPrintable(m_receiver->errorText()));
+        openIdle(150, false);
+        QElapsedTimer timer;
+        timer.start();
+        QCOMPARE(request("GET", "/v1/health").status, 200);
+        const QByteArray data = ServiceHarness::testData(3 << 20, 4);
+        QCOMPARE(request("PUT", "/v1/files/under/load.bin", data).status, 201);
+        QVERIFY2(timer.elapsed() < 5000, qPrintable(QString::number(timer.elapsed())));
+    }
+
+    void overTheCapIsAPromptBusy()
+    {
+        QVERIFY2(m_receiver->start(1, {QStringLiteral("--quiet"), QStringLiteral("--max-connections"),
+                                       QStringLiteral("8")}),
+                 qPrintable(m_receiver->errorText()));
+        openIdle(8, true); // kept alive after one request each: they hold all 8 places
+        QElapsedTimer timer;
+        timer.start();
+        const Reply busy = request("GET", "/v1/health");
+        QCOMPARE(busy.status, 503);
+        QCOMPARE(busy.json.value(QStringLiteral("error")).toObject().value(QStringLiteral("code")).toString(),
+                 QStringLiteral("busy"));
+        QVERIFY(timer.elapsed() < 5000);
+        m_idle.clear(); // the places free up as soon as those connections go
+        QTRY_COMPARE(request("GET", "/v1/health").status, 200);
+    }
+
+    void idleTimeoutClosesQuietConnections()
+    {
+        QVERIFY2(m_receiver->start(
+                     1, {QStringLiteral("--quiet"), QStringLiteral("--idle-timeout"), QStringLiteral("1s")}),
+                 qPrintable(m_receiver->errorText()));
+        openIdle(3, true);
+        for (const auto &socket : m_idle) {
+            if (socket->state() != QAbstractSocket::UnconnectedState)
+                QVERIFY(socket->waitForDisconnected(5000));
+        }
+    }
+
+private:
+    struct Reply {
+        int status = 0;
+        QJsonObject json;
+    };
+
+    Reply request(const QByteArray &method, const QByteArray &path, const QByteArray &body = {})
+    {
+        const QUrl url = m_receiver->urls().constFirst().resolved(QUrl::fromEncoded(path));
+        QNetworkAccessManager network; // a fresh connection each time
+        QNetworkReply *reply = network.sendCustomRequest(QNetworkRequest(url), method, body);
+        QSignalSpy finished(reply, &QNetworkReply::finished);
+        if (!reply->isFinished() && !finished.wait(20000))
+            return {};
+        Reply result{reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(),
+                     QJsonDocument::fromJson(reply->readAll()).object()};
+        delete reply;
+        return result;
+    }
+
+    // Connections that send nothing (or one request, then nothing) and stay open.
+    void openIdle(int count, bool afterOneRequest)
+    {
+        const QUrl url = m_receiver->urls().constFirst();
+        for (int i = 0; i < count; ++i) {
+            auto socket = std::make_unique<QTcpSocket>();
+            socket->connectToHost(url.host(), quint16(url.port()));
+            QVERIFY(socket->waitForConnected(5000));
+            if (afterOneRequest) {
+                socket->write("GET /v1/health HTTP/1.1\r\nHost: test\r\n\r\n");
+                QVERIFY(socket->waitForReadyRead(5000));
+                socket->readAll();
+            }
+            m_idle.push_back(std::move(socket));
+        }
+    }
+
+    std::unique_ptr<QTemporaryDir> m_storage;
+    std::unique_ptr<ReceiverProcess> m_receiver;
+    std::vector<std::unique_ptr<QTcpSocket>> m_idle;
+};
+
+QTEST_GUILESS_MAIN(TestConnections)
+#include "tst_connections.moc"
