@@ -37,8 +37,8 @@ PrefixHasher::~PrefixHasher()
     {
         const std::lock_guard<std::mutex> locker(m_mutex);
         m_stopping = true;
-        for (const auto &entry : std::as_const(m_queue))
-            entry->dropped = true;
+        for (const auto &entry : std::as_const(m_entries))
+            entry->dropped = true; // the one being hashed stops after its current chunk
     }
     m_changed.notify_all();
     m_thread.join();
