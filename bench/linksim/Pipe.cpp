@@ -113,16 +113,14 @@ void Pipe::pump(TimePoint now)
 
 std::optional<TimePoint> Pipe::wakeAt(TimePoint now)
 {
+    // A time at or before `now` means "at once": the clock moved on since the last pump, and
+    // skipping such a pipe would leave it asleep with nothing else to wake it.
     std::optional<TimePoint> wake;
-    if (!m_line.empty() && m_sink.connected && m_sink.writable) {
-        const auto due = m_line.nextRelease();
-        if (due && *due > now)
-            wake = *due;
-    }
+    if (!m_line.empty() && m_sink.connected && m_sink.writable)
+        wake = m_line.nextRelease();
     if (m_rate && sourceReady()) {
         const TimePoint ready = m_rate->readyAt(std::min(m_rateThreshold, m_line.space()), now);
-        if (ready > now)
-            wake = wake ? std::min(*wake, ready) : ready;
+        wake = wake ? std::min(*wake, ready) : ready;
     }
     return wake;
 }
