@@ -38,6 +38,15 @@ void logLine(const QString &line)
 
 int main(int argc, char *argv[])
 {
+    // Block the stop signals before any thread exists (the store starts a hashing thread, the
+    // servers many more), so only sigwait() below sees them.
+    sigset_t stopSignals;
+    sigemptyset(&stopSignals);
+    sigaddset(&stopSignals, SIGINT);
+    sigaddset(&stopSignals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
+    std::signal(SIGPIPE, SIG_IGN);
+
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("multilane-receiver"));
     QCoreApplication::setApplicationVersion(ReceiverService::version());
@@ -126,14 +135,6 @@ int main(int argc, char *argv[])
     if (!quiet)
         options.log = logLine;
     ReceiverServer server(service, options);
-
-    // Block the stop signals before any server thread exists, so only sigwait() below sees them.
-    sigset_t stopSignals;
-    sigemptyset(&stopSignals);
-    sigaddset(&stopSignals, SIGINT);
-    sigaddset(&stopSignals, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
-    std::signal(SIGPIPE, SIG_IGN);
 
     if (const auto problem = server.start(addresses))
         return refuse(*problem);
