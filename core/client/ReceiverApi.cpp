@@ -8,27 +8,12 @@ namespace multilane {
 
 QString onConflictName(OnConflict policy)
 {
-    switch (policy) {
-    case OnConflict::Rename:
-        return QStringLiteral("rename");
-    case OnConflict::Overwrite:
-        return QStringLiteral("overwrite");
-    case OnConflict::Skip:
-        return QStringLiteral("skip");
-    case OnConflict::Fail:
-        return QStringLiteral("fail");
-    }
-    return QStringLiteral("rename");
+    return QString::fromLatin1(conflictPolicyName(policy));
 }
 
 std::optional<OnConflict> onConflictFromName(const QString &name)
 {
-    for (OnConflict policy :
-         {OnConflict::Rename, OnConflict::Overwrite, OnConflict::Skip, OnConflict::Fail}) {
-        if (onConflictName(policy) == name)
-            return policy;
-    }
-    return std::nullopt;
+    return conflictPolicyFromName(name.toLatin1());
 }
 
 bool ApiError::isRetriable() const

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ConflictPolicy.h"
 #include "Endpoint.h"
 
 #include <QJsonObject>
@@ -9,7 +10,7 @@
 
 namespace multilane {
 
-enum class OnConflict { Rename, Overwrite, Skip, Fail };
+using OnConflict = ConflictPolicy;
 QString onConflictName(OnConflict policy);
 std::optional<OnConflict> onConflictFromName(const QString &name);
 

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "ConflictPolicy.h"
+
 #include <QByteArray>
 #include <QList>
 #include <QString>
@@ -7,12 +9,6 @@
 #include <optional>
 
 namespace multilane {
-
-// What to do when a finished file already sits at the destination path.
-enum class ConflictPolicy { Rename, Overwrite, Skip, Fail };
-
-std::optional<ConflictPolicy> conflictPolicyFromName(const QByteArray &name);
-QByteArray conflictPolicyName(ConflictPolicy policy);
 
 // The client's description of one upload (the body of POST /v1/uploads).
 struct UploadSpec {
