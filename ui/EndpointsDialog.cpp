@@ -135,7 +135,9 @@ EndpointsDialog::EndpointsDialog(const QList<EndpointEntry> &entries, QNetworkAc
     numbers->addWidget(m_enabled);
     form->addRow(tr("U&RL:"), m_url);
     form->addRow(tr("T&oken:"), m_token);
-    form->addRow(tr("&Weight:"), numbers);
+    auto *weightLabel = new QLabel(tr("&Weight:"), this);
+    weightLabel->setBuddy(m_weight);
+    form->addRow(weightLabel, numbers);
     layout->addLayout(form);
     for (QLineEdit *field : {m_url, m_token})
         connect(field, &QLineEdit::textEdited, this, &EndpointsDialog::storeField);
@@ -164,7 +166,8 @@ EndpointsDialog::EndpointsDialog(const QList<EndpointEntry> &entries, QNetworkAc
         }
     }
     buildTable();
-    resize(720, 440);
+    selectRow(m_entries.isEmpty() ? -1 : 0);
+    resize(720, 400);
 }
 
 EndpointsDialog::~EndpointsDialog() = default;

@@ -346,9 +346,13 @@ void MainWindow::refreshStatus()
 {
     const TransferProgress p = m_controller.totals();
     const bool busy = m_controller.isBusy();
-    m_graph->addSample(m_clock.elapsed(), busy && !p.paused ? p.bytesPerSecond : 0);
-    m_speedLabel->setText(busy && !p.paused ? tr("↑ %1").arg(ByteSize::formatRate(p.bytesPerSecond))
-                                            : tr("↑ idle"));
+    // Speed from bytes put on the wire: files skipped as already there count as done at once
+    // and would draw a spike no link ever carried.
+    const qint64 now = m_clock.elapsed();
+    m_rate.addSample(now, p.bytesSent);
+    const double speed = busy && !p.paused ? m_rate.bytesPerSecond(now) : 0;
+    m_graph->addSample(now, speed);
+    m_speedLabel->setText(busy && !p.paused ? tr("↑ %1").arg(ByteSize::formatRate(speed)) : tr("↑ idle"));
     const int finished = p.filesDone + p.filesSkipped;
     m_totalLabel->setText(
         p.filesTotal == 0 ? tr("Drop files to start")

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "RateMeter.h"
+
 #include <QElapsedTimer>
 #include <QMainWindow>
 #include <QNetworkAccessManager>
@@ -85,6 +87,7 @@ private:
     QAction *m_clearFinished;
     QTimer m_graphTimer;
     QElapsedTimer m_clock;
+    RateMeter m_rate;
     bool m_quitting = false;
 };
 

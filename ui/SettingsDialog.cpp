@@ -59,7 +59,9 @@ SettingsDialog::SettingsDialog(SettingsStore &store, QWidget *parent)
     auto *chunkRow = new QHBoxLayout;
     chunkRow->addWidget(m_chunkMode);
     chunkRow->addWidget(m_chunkSize, 1);
-    form->addRow(tr("C&hunk size:"), chunkRow);
+    auto *chunkLabel = new QLabel(tr("C&hunk size:"), transfer);
+    chunkLabel->setBuddy(m_chunkMode);
+    form->addRow(chunkLabel, chunkRow);
     connect(m_chunkMode, &QComboBox::currentIndexChanged, this, &SettingsDialog::updateEnabled);
 
     m_speedLimit = spinBox(0, 10 * 1000 * 1000, tr(" KB/s"), transfer);

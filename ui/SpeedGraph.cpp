@@ -34,10 +34,12 @@ void SpeedGraph::paintEvent(QPaintEvent *)
     // Headroom above the peak so the line never touches the top edge.
     const double top = std::max(1.0, m_history.peak() * 1.15);
     if (samples.size() >= 2) {
-        const qint64 start = m_nowMs - m_history.spanMs();
+        // The time axis grows with the history (at least 30 s, at most the whole span), so a
+        // fresh transfer fills the graph instead of hugging its right edge.
+        const qint64 span = std::clamp(m_nowMs - samples.first().timeMs, qint64(30000), m_history.spanMs());
+        const qint64 start = m_nowMs - span;
         auto pointAt = [&](const SpeedHistory::Sample &s) {
-            const double x =
-                area.left() + area.width() * double(s.timeMs - start) / double(m_history.spanMs());
+            const double x = area.left() + area.width() * double(s.timeMs - start) / double(span);
             const double y = area.bottom() - (area.height() - 2) * s.bytesPerSecond / top;
             return QPointF(x, y);
         };

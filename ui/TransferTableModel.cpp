@@ -108,6 +108,8 @@ QVariant TransferTableModel::data(const QModelIndex &index, int role) const
     case Qt::ToolTipRole:
         if (index.column() == State && !j.error().isEmpty())
             return j.error();
+        if (index.column() == Endpoints)
+            return row.session->endpointList();
         return QStringLiteral("%1 → %2").arg(j.source().localPath, j.source().destinationPath);
     case Qt::TextAlignmentRole:
         if (index.column() == Size || index.column() == Speed || index.column() == Eta)

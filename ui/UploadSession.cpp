@@ -27,6 +27,15 @@ UploadSession::~UploadSession()
 
 QString UploadSession::endpointSummary() const
 {
+    // The first endpoint and how many more: the column stays narrow; the tooltip lists them all.
+    if (m_endpoints.isEmpty())
+        return {};
+    const QString first = m_endpoints.first().url.authority();
+    return m_endpoints.size() == 1 ? first : tr("%1 +%2").arg(first).arg(m_endpoints.size() - 1);
+}
+
+QString UploadSession::endpointList() const
+{
     QStringList names;
     for (const Endpoint &endpoint : m_endpoints)
         names.append(endpoint.url.authority());

@@ -27,8 +27,9 @@ public:
     const EndpointPool &pool() const { return *m_pool; }
     const QList<Endpoint> &endpoints() const { return m_endpoints; }
     const TransferOptions &options() const { return m_options; }
-    // "127.0.0.1:9101, 127.0.0.1:9102" for the table's endpoints column.
+    // "127.0.0.1:9101 +2" for the table's endpoints column; endpointList() names them all.
     QString endpointSummary() const;
+    QString endpointList() const;
 
     // True when files with these endpoints and options can join this session.
     bool accepts(const QList<Endpoint> &endpoints, const TransferOptions &options) const;
