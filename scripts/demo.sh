@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The run command: installs what is missing, builds, starts a receiver on three local ports over
-# a demo storage folder, uploads a sample set of files through all three, and shows where they
-# landed. Everything stays under ./demo; nothing is left running.
+# a demo storage folder, then opens the desktop window on it when a display exists; without one
+# it uploads a sample set of files through all three ports and shows where they landed.
+# Everything stays under ./demo; nothing is left running.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
@@ -30,6 +31,19 @@ for _ in $(seq 1 100); do
 done
 for u in "${urls[@]}"; do endpoints+=(--endpoint "$u"); done
 echo "receiver: ${urls[*]} -> $demo/storage"
+
+# With a display, the desktop window over the same receiver; its settings and resume journal
+# stay under ./demo, so the user's own are untouched. MULTILANE_HEADLESS=1 forces the CLI demo.
+if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -z "${MULTILANE_HEADLESS:-}" ]; then
+    export XDG_CONFIG_HOME="$demo/config" XDG_STATE_HOME="$demo/state"
+    mkdir -p "$XDG_CONFIG_HOME/Multilane/multilane"
+    list=""
+    for u in "${urls[@]}"; do list+="${list:+,}{\"url\":\"$u\"}"; done
+    printf '{"endpoints":[%s],"onConflict":"overwrite"}\n' "$list" >"$XDG_CONFIG_HOME/Multilane/multilane/settings.json"
+    echo "opening the window: drop files or folders on it (samples in $demo/samples); close it to stop the demo"
+    "$bin/multilane"
+    exit 0
+fi
 
 "$bin/multilane" upload "${endpoints[@]}" --on-conflict overwrite \
     "$demo/samples/video.bin" "$demo/samples/photos/"
