@@ -68,8 +68,9 @@ SettingsDialog::SettingsDialog(SettingsStore &store, QWidget *parent)
     m_speedLimit->setSpecialValueText(tr("Unlimited"));
     m_speedLimit->setSingleStep(1000);
     m_speedLimit->setAccessibleName(tr("Upload speed limit"));
-    m_speedLimit->setToolTip(tr("Saved now; the engine's limiter is still being built, so the limit does not "
-                                "slow uploads yet."));
+    m_speedLimit->setToolTip(
+        tr("Leave bandwidth for others: uploads started after the change stay under this "
+           "rate."));
     form->addRow(tr("Speed &limit:"), m_speedLimit);
 
     m_onConflict = new QComboBox(transfer);

@@ -23,16 +23,20 @@ TransferOptions TransferController::currentOptions() const
 {
     const UserSettings &s = m_settings.values();
     TransferOptions options;
-    // The bandwidth probe that would pick the chunk size is pending in core: "auto" means the
-    // engine's default until it lands.
+    // "Auto" chunk size: the engine's default, spread over the connections per file (the
+    // command line measures the link first for big uploads; the window does not probe yet).
     options.chunkSize = s.chunkSizeAuto ? ChunkPlanner::DefaultChunkSize : s.chunkSize;
+    options.spreadFilesOverConnections = s.chunkSizeAuto;
     options.onConflict = s.onConflict;
     options.maxAttempts = s.maxAttempts;
     options.retryBaseDelayMs = s.retryBaseDelayMs;
+    options.limitBytesPerSecond = double(s.speedLimitBytesPerSecond);
     options.connections = s.connections;
     if (options.connections == 0) {
+        // Automatic: the tuner finds the level, up to what the endpoints allow.
         for (const Endpoint &e : s.enabledEndpoints())
-            options.connections += std::min(4, e.maxConnections);
+            options.connections += e.maxConnections;
+        options.tuneConnections = true;
     }
     return options;
 }

@@ -25,11 +25,10 @@ struct EndpointEntry {
 // Every user setting with its default, in one place. SettingsStore reads and writes it; the
 // names in SettingKeys are the keys of the files and of the admin's lock list.
 struct UserSettings {
-    int connections = 0; // 0: automatic (four per endpoint, as the command line does)
+    int connections = 0; // 0: automatic (the connection tuner, as on the command line)
     bool chunkSizeAuto = true;
     qint64 chunkSize = ChunkPlanner::DefaultChunkSize;
-    // Stored and shown; the engine's limiter is pending in core, so it does not act yet.
-    qint64 speedLimitBytesPerSecond = 0;
+    qint64 speedLimitBytesPerSecond = 0; // 0: no limit
     int maxAttempts = 6;
     int retryBaseDelayMs = 500;
     bool notifyOnFinish = true;

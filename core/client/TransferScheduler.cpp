@@ -63,6 +63,8 @@ void TransferScheduler::addFiles(const QList<SourceFile> &files)
     for (const SourceFile &file : files)
         m_jobs.emplace_back(int(m_jobs.size()), file, chunkSizeFor(file));
     if (m_started) {
+        if (m_finished)
+            m_progressTimer.start(); // it stopped with the last batch: progress must tick again
         m_finished = false;
         pump();
     }

@@ -62,7 +62,9 @@ private Q_SLOTS:
         const double fastAverage = (stats.at(0).chunks + stats.at(1).chunks) / 2.0;
         qInfo("chunks per endpoint: fast %d, fast %d, slow %d", stats.at(0).chunks, stats.at(1).chunks,
               stats.at(2).chunks);
-        QVERIFY2(stats.at(2).chunks < fastAverage / 3,
+        // Blind round-robin gives the slow one ~0.8x a fast one's share here (it holds its connections
+        // longer); scored, it gets a fraction. Half leaves room for slow (sanitizer) builds.
+        QVERIFY2(stats.at(2).chunks < fastAverage / 2,
                  "the slow endpoint was not given clearly fewer chunks");
         QVERIFY(TestFiles::sameContents(m_file, m_storage.filePath(QStringLiteral("uneven/data.bin"))));
     }
