@@ -17,7 +17,11 @@ using namespace multilane;
 
 static Endpoint endpointAt(quint16 port)
 {
-    return *EndpointParser::fromUrl(QStringLiteral("http://127.0.0.1:%1").arg(port)).value;
+    Endpoint endpoint = *EndpointParser::fromUrl(QStringLiteral("http://127.0.0.1:%1").arg(port)).value;
+    // Room for every connection on any endpoint: a blind round-robin then lets the slow one
+    // hoard connections (measured 32/32/32 chunks with scoring off); scored, it gets a fraction.
+    endpoint.maxConnections = 12;
+    return endpoint;
 }
 
 class TestLinkAdapt : public QObject {
@@ -62,8 +66,7 @@ private Q_SLOTS:
         const double fastAverage = (stats.at(0).chunks + stats.at(1).chunks) / 2.0;
         qInfo("chunks per endpoint: fast %d, fast %d, slow %d", stats.at(0).chunks, stats.at(1).chunks,
               stats.at(2).chunks);
-        // Blind round-robin gives the slow one ~0.8x a fast one's share here (it holds its connections
-        // longer); scored, it gets a fraction. Half leaves room for slow (sanitizer) builds.
+        // Measured 41/41/14 scored (and under ASan), 32/32/32 blind.
         QVERIFY2(stats.at(2).chunks < fastAverage / 2,
                  "the slow endpoint was not given clearly fewer chunks");
         QVERIFY(TestFiles::sameContents(m_file, m_storage.filePath(QStringLiteral("uneven/data.bin"))));
