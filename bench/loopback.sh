@@ -17,6 +17,7 @@ sync
 
 /usr/bin/time -v -o "$work/receiver.time" "$bin/multilane-receiver" --storage "$work/storage" \
     --listen 127.0.0.1:0,0,0 >"$work/receiver.log" 2>&1 &
+timed_receiver=$!
 for _ in $(seq 1 100); do [ "$(grep -c '^listening' "$work/receiver.log")" -ge 3 ] && break; sleep 0.1; done
 mapfile -t urls < <(sed -n 's/^listening on //p' "$work/receiver.log")
 endpoints=(); for u in "${urls[@]}"; do endpoints+=(--endpoint "$u"); done
@@ -48,7 +49,9 @@ end=$(date +%s.%N)
 printf '| %-40s | %8.2f | %8.0f | %8s |\n' "curl -T, 400 x 256 KiB one by one" "$(echo "$end - $start" | bc -l)" \
     "$(echo "$small / ($end - $start) / 1000000" | bc -l)" "-"
 
-kill -INT %1 2>/dev/null || true; wait 2>/dev/null || true
+# Stop the receiver itself (the child of /usr/bin/time), so time writes its report.
+pkill -INT -P "$timed_receiver" 2>/dev/null || true
+wait "$timed_receiver" 2>/dev/null || true
 echo
 echo "receiver peak RSS: $(rss_of "$work/receiver.time") MiB"
 cmp "$work/src/big.bin" "$work/storage/m1/big.bin" && echo "big file verified byte for byte"
