@@ -78,7 +78,8 @@ QString TransferTableModel::stateText(const Row &row) const
     case TransferState::Preparing:
         return tr("preparing");
     case TransferState::Uploading:
-        return tr("uploading");
+        // Every byte is out and the answer not yet in: the receiver is checking what it got.
+        return bytesDone(row) >= j.source().size ? tr("verifying") : tr("uploading");
     case TransferState::Completing:
         return tr("verifying");
     default:
