@@ -43,7 +43,7 @@ SettingsDialog::SettingsDialog(SettingsStore &store, QWidget *parent)
     auto *transfer = new QGroupBox(tr("Transfer"), this);
     auto *form = new QFormLayout(transfer);
     m_connections = spinBox(0, 256, QString(), transfer);
-    m_connections->setSpecialValueText(tr("Automatic (4 per endpoint)"));
+    m_connections->setSpecialValueText(tr("Automatic (measured)"));
     m_connections->setAccessibleName(tr("Connections"));
     form->addRow(tr("&Connections:"), m_connections);
 
