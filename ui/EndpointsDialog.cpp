@@ -73,8 +73,8 @@ EndpointsDialog::EndpointsDialog(const QList<EndpointEntry> &entries, QNetworkAc
     m_testButton = button(tr("&Test"), tr("Test endpoint"), &EndpointsDialog::testSelected, false);
     m_testButton->setToolTip(
         tr("Checks the selected endpoint (all of them when none is selected) answers as a "
-           "multilane receiver and shows the round-trip time. The bandwidth probe is not "
-           "built yet."));
+           "multilane receiver and shows the round-trip time. For bandwidth, run "
+           "'multilane probe' (the window does not run the probe yet)."));
     side->addSpacing(12);
     button(
         tr("&Import…"), tr("Import endpoints file"),

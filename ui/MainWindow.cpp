@@ -223,8 +223,8 @@ void MainWindow::createStatusBar()
     m_chunkLabel = new QLabel(this);
     m_chunkLabel->setAccessibleName(tr("Chunk size"));
     m_chunkLabel->setToolTip(
-        tr("The bandwidth probe that measures the link and picks the chunk size from it is "
-           "not built yet; \"auto\" uses the engine's default."));
+        tr("The window does not run the bandwidth probe yet (the command line does); \"auto\" "
+           "starts at 8 MiB and spreads each file over the connections."));
     statusBar()->addWidget(m_speedLabel);
     statusBar()->addWidget(m_totalLabel, 1);
     statusBar()->addPermanentWidget(m_connectionsLabel);

@@ -51,9 +51,8 @@ SettingsDialog::SettingsDialog(SettingsStore &store, QWidget *parent)
     m_chunkMode->addItem(tr("Automatic"));
     m_chunkMode->addItem(tr("Fixed"));
     m_chunkMode->setAccessibleName(tr("Chunk size mode"));
-    m_chunkMode->setToolTip(
-        tr("Automatic will pick the size from the measured link bandwidth once the bandwidth "
-           "probe lands; until then it uses 8 MiB."));
+    m_chunkMode->setToolTip(tr("Automatic starts at 8 MiB and spreads each file over the connections; the "
+                               "command line also measures the link first for big uploads."));
     m_chunkSize = spinBox(1, int(ChunkPlanner::MaxChunkSize / MiB), tr(" MiB"), transfer);
     m_chunkSize->setAccessibleName(tr("Fixed chunk size"));
     auto *chunkRow = new QHBoxLayout;
