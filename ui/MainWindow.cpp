@@ -107,6 +107,8 @@ MainWindow::MainWindow(SettingsStore &settings, TokenStore &tokens, TransferCont
 
     connect(&controller, &TransferController::progressChanged, this, &MainWindow::refreshStatus);
     connect(&controller, &TransferController::onlineChanged, this, &MainWindow::refreshStatus);
+    connect(&controller, &TransferController::warning, this,
+            [this](const QString &message) { statusBar()->showMessage(message, 20000); });
     connect(&controller, &TransferController::pausedChanged, this, &MainWindow::refreshStatus);
     // The graph moves on even when no tick comes (a paused or idle transfer draws a flat line).
     m_graphTimer.setInterval(1000);

@@ -88,6 +88,8 @@ UploadSession &TransferController::sessionFor(const QList<Endpoint> &endpoints,
     connect(&scheduler, &TransferScheduler::progressChanged, this, [this] { Q_EMIT progressChanged(); });
     connect(&scheduler, &TransferScheduler::onlineChanged, this,
             [this] { Q_EMIT onlineChanged(isOnline()); });
+    connect(&scheduler, &TransferScheduler::warning, this,
+            [this](int, const QString &message) { Q_EMIT warning(message); });
     connect(&scheduler, &TransferScheduler::finished, this, [this, raw] {
         if (m_journal)
             m_journal->flush();

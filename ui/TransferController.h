@@ -55,6 +55,8 @@ Q_SIGNALS:
     void jobsChanged(multilane::UploadSession *session, const QList<int> &jobs);
     void progressChanged(); // at most ~10 times a second per session
     void onlineChanged(bool online);
+    // Worth telling the user, not a failure (a resumed file changed in place and is resent).
+    void warning(const QString &message);
     void pausedChanged(bool paused);
     // One added batch has finished; failed: at least one file did not make it.
     void batchFinished(const QString &summary, bool failed);

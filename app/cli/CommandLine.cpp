@@ -201,6 +201,7 @@ Result parse(const QStringList &arguments)
         if (change != QLatin1String("restart") && change != QLatin1String("fail"))
             return usageError(QStringLiteral("--on-change takes restart or fail, not '%1'").arg(change));
         request.restartChangedFiles = change == QLatin1String("restart");
+        request.transfer.resendChangedChunks = request.restartChangedFiles;
         request.tokenOverride = parser.value(token).toUtf8();
         return result;
     }

@@ -22,6 +22,8 @@ void ConsoleReporter::attach(const TransferScheduler &scheduler)
         if (job.state() == TransferState::Failed)
             printLine(QStringLiteral("failed: %1: %2").arg(job.source().localPath, job.error()));
     });
+    connect(&scheduler, &TransferScheduler::warning, this,
+            [this](int, const QString &message) { printLine(QStringLiteral("warning: %1").arg(message)); });
     connect(&scheduler, &TransferScheduler::progressChanged, this, &ConsoleReporter::showProgress);
 }
 

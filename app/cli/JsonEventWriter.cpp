@@ -34,6 +34,12 @@ void JsonEventWriter::attach(const TransferScheduler &scheduler)
                {QStringLiteral("sha256"), QString::fromLatin1(job.sha256())},
                {QStringLiteral("status"), transferStateName(job.state())}});
     });
+    connect(&scheduler, &TransferScheduler::warning, this,
+            [this, &scheduler](int id, const QString &message) {
+                write({{QStringLiteral("event"), QStringLiteral("warning")},
+                       {QStringLiteral("path"), scheduler.job(id).source().localPath},
+                       {QStringLiteral("message"), message}});
+            });
     connect(&scheduler, &TransferScheduler::progressChanged, this, [this](const TransferProgress &p) {
         // Once a second is plenty for a script; the summary carries the final numbers.
         if (m_lastProgressMs >= 0 && p.elapsedMs - m_lastProgressMs < 1000)

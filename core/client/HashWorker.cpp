@@ -1,7 +1,6 @@
 #include "HashWorker.h"
 
 #include "ChunkHash.h"
-#include "Sha256.h"
 
 #include <QFile>
 #include <QMetaObject>
@@ -52,10 +51,10 @@ void HashWorker::hashChunk(int job, int chunk, const QString &path, qint64 offse
     });
 }
 
-void HashWorker::hashFile(int job, const QString &path)
+void HashWorker::hashFile(int job, const QString &path, qint64 chunkSize)
 {
-    m_filePool.start([this, job, path] {
-        const std::optional<QByteArray> digest = Sha256::ofFile(path);
+    m_filePool.start([this, job, path, chunkSize] {
+        const std::optional<FileDigest> digest = FileDigest::ofFile(path, chunkSize);
         QMetaObject::invokeMethod(
             this, [this, job, digest] { Q_EMIT fileHashed(job, digest); }, Qt::QueuedConnection);
     });

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "FileDigest.h"
+
 #include <QByteArray>
 #include <QObject>
 #include <QString>
@@ -18,12 +20,13 @@ public:
     ~HashWorker() override;
 
     void hashChunk(int job, int chunk, const QString &path, qint64 offset, qint64 length);
-    void hashFile(int job, const QString &path);
+    // The SHA-256, and the XXH3 of every chunkSize piece (none when chunkSize is 0).
+    void hashFile(int job, const QString &path, qint64 chunkSize);
 
 Q_SIGNALS:
     // nullopt: the file could not be read (moved, permissions, shorter than expected).
     void chunkHashed(int job, int chunk, std::optional<std::uint64_t> hash);
-    void fileHashed(int job, std::optional<QByteArray> sha256Hex);
+    void fileHashed(int job, const std::optional<multilane::FileDigest> &digest);
 
 private:
     QThreadPool m_chunkPool;

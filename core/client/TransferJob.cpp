@@ -1,5 +1,7 @@
 #include "TransferJob.h"
 
+#include <algorithm>
+
 namespace multilane {
 
 QString transferStateName(TransferState state)
@@ -37,8 +39,10 @@ TransferJob::TransferJob(int id, const SourceFile &source, qint64 chunkSize)
     , m_planner(source.size, chunkSize)
 {}
 
-void TransferJob::attachUpload(const QString &uploadId, qint64 chunkSize, const QList<int> &received)
+void TransferJob::attachUpload(const QString &uploadId, qint64 chunkSize, const QList<int> &received,
+                               const QList<std::uint64_t> &receivedHashes)
 {
+    m_heldToVerify.clear();
     m_uploadId = uploadId;
     m_planner = ChunkPlanner(m_source.size, chunkSize);
     m_pending.clear();
@@ -46,17 +50,51 @@ void TransferJob::attachUpload(const QString &uploadId, qint64 chunkSize, const 
     m_acked = QList<bool>(m_planner.chunkCount(), false);
     m_acknowledged = 0;
     m_acknowledgedBytes = 0;
-    for (int index : received) {
+    const bool verifiable = receivedHashes.size() == received.size();
+    for (qsizetype i = 0; i < received.size(); ++i) {
+        const int index = received.at(i);
         if (index >= 0 && index < m_planner.chunkCount() && !m_acked.at(index)) {
             m_acked[index] = true;
             ++m_acknowledged;
             m_acknowledgedBytes += m_planner.chunk(index).length;
+            if (verifiable)
+                m_heldToVerify.insert(index, receivedHashes.at(i));
         }
     }
     for (int index = 0; index < m_planner.chunkCount(); ++index) {
         if (!m_acked.at(index))
             m_pending.append(index);
     }
+}
+
+void TransferJob::setSourceChunkHashes(qint64 chunkSize, const QList<std::uint64_t> &hashes)
+{
+    m_sourceChunkHashSize = chunkSize;
+    m_sourceChunkHashes = hashes;
+}
+
+QList<int> TransferJob::checkHeldChunks()
+{
+    Q_ASSERT(m_sourceChunkHashSize == m_planner.chunkSize());
+    QList<int> differing;
+    for (auto it = m_heldToVerify.cbegin(); it != m_heldToVerify.cend(); ++it) {
+        const int index = it.key();
+        if (index >= m_sourceChunkHashes.size() || m_sourceChunkHashes.at(index) != it.value())
+            differing.append(index);
+    }
+    m_heldToVerify.clear();
+    std::sort(differing.begin(), differing.end());
+    return differing;
+}
+
+void TransferJob::unacknowledge(int index)
+{
+    if (index < 0 || index >= m_acked.size() || !m_acked.at(index))
+        return;
+    m_acked[index] = false;
+    --m_acknowledged;
+    m_acknowledgedBytes -= m_planner.chunk(index).length;
+    m_pending.append(index);
 }
 
 void TransferJob::resetForRetry()

@@ -45,7 +45,11 @@ public:
     // Receiver-side upload (chunked files only).
     const QString &uploadId() const { return m_uploadId; }
     // Adopts the receiver's view: its chunk size (fixed by the first create) and what it holds.
-    void attachUpload(const QString &uploadId, qint64 chunkSize, const QList<int> &received);
+    // receivedHashes (same order as received, may be empty for an older receiver) are the XXH3
+    // the receiver stored: those chunks count as acknowledged but stay unverified until
+    // checkHeldChunks() has compared them with the source as it is now.
+    void attachUpload(const QString &uploadId, qint64 chunkSize, const QList<int> &received,
+                      const QList<std::uint64_t> &receivedHashes = {});
     // Before the first create: the chunk size to ask the receiver for.
     void setRequestedChunkSize(qint64 chunkSize) { m_planner = ChunkPlanner(m_source.size, chunkSize); }
 
@@ -61,6 +65,17 @@ public:
     int acknowledgedChunks() const { return m_acknowledged; }
     bool allChunksAcknowledged() const { return m_acknowledged == m_planner.chunkCount(); }
     int bumpChunkAttempts(int index) { return ++m_chunkAttempts[index]; }
+
+    // Held chunks not yet compared with the source (complete must wait for the comparison).
+    bool hasUnverifiedHeldChunks() const { return !m_heldToVerify.isEmpty(); }
+    // The XXH3 of every chunk of the source as read by the whole-file hash, for chunks this size.
+    void setSourceChunkHashes(qint64 chunkSize, const QList<std::uint64_t> &hashes);
+    qint64 sourceChunkHashSize() const { return m_sourceChunkHashSize; }
+    // Compares the unverified held chunks with the source's chunk hashes (which must be for the
+    // planner's chunk size) and returns the indexes that differ; afterwards nothing is unverified.
+    QList<int> checkHeldChunks();
+    // An acknowledged chunk goes back to pending (its bytes on the receiver are stale).
+    void unacknowledge(int index);
 
     qint64 acknowledgedBytes() const { return m_acknowledgedBytes; }
     // What requests in flight have sent so far, for a smooth per-file progress bar.
@@ -91,7 +106,8 @@ public:
     bool needsCreate = false;
     bool requestInFlight = false; // create / complete / single PUT / abort
     bool waitingForHashToCompare = false;
-    QByteArray existingSha256; // identical-file check against what the receiver already holds
+    bool rehashingForHeldChunks = false; // the receiver kept another chunk size: hashing again
+    QByteArray existingSha256;           // identical-file check against what the receiver already holds
 
 private:
     int m_id;
@@ -103,6 +119,9 @@ private:
     QList<ReadyChunk> m_ready;
     QList<bool> m_acked;
     QHash<int, int> m_chunkAttempts;
+    QHash<int, std::uint64_t> m_heldToVerify; // index -> the receiver's XXH3
+    QList<std::uint64_t> m_sourceChunkHashes;
+    qint64 m_sourceChunkHashSize = 0;
     int m_acknowledged = 0;
     qint64 m_acknowledgedBytes = 0;
     qint64 m_bytesInFlight = 0;

@@ -171,7 +171,9 @@ void TransferScheduler::activateQueuedJobs()
         job.setState(TransferState::Preparing);
         job.needsCreate = !job.planner().isSingleRequest();
         m_active.append(job.id());
-        m_hasher.hashFile(job.id(), job.source().localPath);
+        // Chunked files get per-chunk hashes in the same pass, to check what a receiver holds.
+        m_hasher.hashFile(job.id(), job.source().localPath,
+                          job.planner().isSingleRequest() ? 0 : job.planner().chunkSize());
         Q_EMIT fileStarted(job.id());
     }
 }
@@ -253,7 +255,7 @@ bool TransferScheduler::dispatchNext(const EndpointLease &lease)
     // Finishing files first keeps the number of half-done files (and server state) small.
     if (TransferJob *job = nextJobWith([](const TransferJob &j) {
             return j.state() == TransferState::Uploading && !j.requestInFlight && j.allChunksAcknowledged() &&
-                   !j.sha256().isEmpty() && !j.waitingForHashToCompare;
+                   !j.sha256().isEmpty() && !j.waitingForHashToCompare && !j.hasUnverifiedHeldChunks();
         })) {
         sendComplete(*job, lease);
         return true;
@@ -504,7 +506,10 @@ void TransferScheduler::onCreateReply(TransferJob &job, const ApiReply &reply)
         return;
     }
     m_bytesAcknowledged -= job.acknowledgedBytes();
-    job.attachUpload(id, chunkSize, intList(reply.body.value(QLatin1String("received"))));
+    QList<std::uint64_t> receivedHashes;
+    for (const QJsonValue &hash : reply.body.value(QLatin1String("receivedHashes")).toArray())
+        receivedHashes.append(hash.toString().toULongLong(nullptr, 16));
+    job.attachUpload(id, chunkSize, intList(reply.body.value(QLatin1String("received"))), receivedHashes);
     m_bytesAcknowledged += job.acknowledgedBytes();
     job.needsCreate = false;
     Q_EMIT uploadAttached(job.id());
@@ -514,6 +519,7 @@ void TransferScheduler::onCreateReply(TransferJob &job, const ApiReply &reply)
     job.waitingForHashToCompare =
         !job.existingSha256.isEmpty() && (job.sha256().isEmpty() || job.sha256() == job.existingSha256);
     job.setState(TransferState::Uploading);
+    checkHeldChunks(job);
 }
 
 void TransferScheduler::onChunkReply(TransferJob &job, const InFlight &request, const ApiReply &reply)
@@ -621,20 +627,57 @@ void TransferScheduler::onChunkHashed(int jobId, int chunk, std::optional<std::u
     pump();
 }
 
-void TransferScheduler::onFileHashed(int jobId, std::optional<QByteArray> sha256)
+void TransferScheduler::onFileHashed(int jobId, const std::optional<FileDigest> &digest)
 {
     TransferJob &job = m_jobs[std::size_t(jobId)];
     if (isTerminal(job.state()))
         return;
-    if (!sha256) {
+    if (!digest) {
         finishJob(job, TransferState::Failed, QStringLiteral("cannot read %1").arg(job.source().localPath));
         pump();
         return;
     }
-    job.setSha256(*sha256);
-    if (job.waitingForHashToCompare && *sha256 != job.existingSha256)
+    job.setSha256(digest->sha256Hex);
+    job.setSourceChunkHashes(digest->chunkSize, digest->chunkHashes);
+    job.rehashingForHeldChunks = false;
+    if (job.waitingForHashToCompare && digest->sha256Hex != job.existingSha256)
         job.waitingForHashToCompare = false; // a different file of the same size: send ours
+    checkHeldChunks(job);
     pump();
+}
+
+void TransferScheduler::checkHeldChunks(TransferJob &job)
+{
+    // Size and mtime can stay the same while the bytes change (an editor writing in place, a
+    // restored mtime). The receiver's per-chunk XXH3 says what it holds; the whole-file hash pass
+    // said what the source holds now. Any difference is sent again, never stitched.
+    if (isTerminal(job.state()) || !job.hasUnverifiedHeldChunks() || job.sha256().isEmpty() ||
+        job.rehashingForHeldChunks)
+        return;
+    if (job.sourceChunkHashSize() != job.planner().chunkSize()) {
+        // The receiver kept the chunk size of an earlier run: hash the source again in its size.
+        job.rehashingForHeldChunks = true;
+        m_hasher.hashFile(job.id(), job.source().localPath, job.planner().chunkSize());
+        return;
+    }
+    const QList<int> differing = job.checkHeldChunks();
+    if (differing.isEmpty())
+        return;
+    const QString what = QStringLiteral("%1 changed since its upload started: %2 of the chunks the receiver "
+                                        "holds differ from the file now")
+                             .arg(job.source().localPath)
+                             .arg(differing.size());
+    if (!m_options.resendChangedChunks) {
+        finishJob(job, TransferState::Failed,
+                  what + QStringLiteral("; not resumed (--on-change restart sends the new version)"));
+        return;
+    }
+    m_bytesAcknowledged -= job.acknowledgedBytes();
+    for (int index : differing)
+        job.unacknowledge(index);
+    m_bytesAcknowledged += job.acknowledgedBytes();
+    m_dirtyJobs.insert(job.id());
+    Q_EMIT warning(job.id(), what + QStringLiteral("; sending those again"));
 }
 
 // ---- bookkeeping -----------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 #include "EndpointMonitor.h"
 #include "EndpointPool.h"
 #include "EndpointScorer.h"
+#include "FileDigest.h"
 #include "HashWorker.h"
 #include "RateLimiter.h"
 #include "RateMeter.h"
@@ -40,6 +41,10 @@ struct TransferOptions {
     // as given; and weigh endpoints by their measured goodput.
     bool tuneConnections = false;
     bool scoreEndpoints = true;
+    // A resumed upload whose held chunks no longer match the source (changed in place, size and
+    // mtime kept): true sends those chunks again (the result is the file as it is now), false
+    // fails the file (--on-change fail).
+    bool resendChangedChunks = true;
     EndpointMonitor::Options monitor;
 };
 
@@ -108,6 +113,8 @@ Q_SIGNALS:
     void onlineChanged(bool online);
     void endpointDown(int endpoint, const QString &why);
     void endpointUp(int endpoint);
+    // Something the user should know about one file that is not a failure.
+    void warning(int job, const QString &message);
     // For the resume journal: the receiver accepted a create / acknowledged a chunk.
     void uploadAttached(int job);
     void chunkAcknowledged(int job, int chunk);
@@ -148,7 +155,9 @@ private:
     void onCompleteReply(TransferJob &job, const ApiReply &reply);
     void onSingleReply(TransferJob &job, const ApiReply &reply);
     void onChunkHashed(int jobId, int chunk, std::optional<std::uint64_t> hash);
-    void onFileHashed(int jobId, std::optional<QByteArray> sha256);
+    void onFileHashed(int jobId, const std::optional<FileDigest> &digest);
+    // Compares the chunks the receiver already holds with the source once both are known.
+    void checkHeldChunks(TransferJob &job);
 
     void retryJobLater(TransferJob &job, const QString &what);
     void onCancelled(TransferJob &job, const InFlight &request);

@@ -112,7 +112,7 @@ std::optional<QByteArray> ChunkRecordFile::rawRecords(qint64 first, qint64 count
     return all;
 }
 
-std::optional<QList<qint64>> ChunkRecordFile::heldChunks(qint64 chunkCount) const
+std::optional<ChunkRecordFile::HeldChunks> ChunkRecordFile::heldChunks(qint64 chunkCount) const
 {
     // Read without a lock: held=1 is only written after the chunk's data, so whatever this sees
     // held really is; a chunk being written right now simply shows as not held.
@@ -120,10 +120,12 @@ std::optional<QList<qint64>> ChunkRecordFile::heldChunks(qint64 chunkCount) cons
     if (!raw)
         return std::nullopt;
     const QByteArray &all = *raw;
-    QList<qint64> held;
+    HeldChunks held;
     for (qint64 index = 0; index < chunkCount; ++index) {
-        if (all.at(index * RecordSize + 8) != 0)
-            held.append(index);
+        if (all.at(index * RecordSize + 8) == 0)
+            continue;
+        held.indexes.append(index);
+        held.hashes.append(qFromLittleEndian<quint64>(all.constData() + index * RecordSize));
     }
     return held;
 }

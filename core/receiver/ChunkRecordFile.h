@@ -42,8 +42,12 @@ public:
     // The raw bytes of records [first, first + count), nullopt when they cannot be read.
     std::optional<QByteArray> rawRecords(qint64 first, qint64 count) const;
     int write(qint64 index, const Record &record);
-    // Indexes whose record is held, or nullopt when the file cannot be read.
-    std::optional<QList<qint64>> heldChunks(qint64 chunkCount) const;
+    struct HeldChunks {
+        QList<qint64> indexes;
+        QList<quint64> hashes; // XXH3 of each chunk in `indexes`, same order
+    };
+    // The chunks whose record is held, or nullopt when the file cannot be read.
+    std::optional<HeldChunks> heldChunks(qint64 chunkCount) const;
     // Marks every chunk as not held (after the whole file failed its SHA-256).
     int clearAll(qint64 chunkCount);
 

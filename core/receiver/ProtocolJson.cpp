@@ -112,6 +112,9 @@ QJsonObject uploadState(const UploadState &state)
     QJsonArray received;
     for (const qint64 index : state.received)
         received.append(index);
+    QJsonArray receivedHashes;
+    for (const quint64 hash : state.receivedHashes)
+        receivedHashes.append(QString::number(hash, 16).rightJustified(16, u'0'));
     return QJsonObject{
         {QStringLiteral("id"), QString::fromLatin1(state.id)},
         {QStringLiteral("path"), state.path},
@@ -119,6 +122,7 @@ QJsonObject uploadState(const UploadState &state)
         {QStringLiteral("chunkSize"), state.chunkSize},
         {QStringLiteral("chunkCount"), state.chunkCount},
         {QStringLiteral("received"), received},
+        {QStringLiteral("receivedHashes"), receivedHashes},
     };
 }
 

@@ -74,15 +74,20 @@ int UploadFiles::ensureDataFiles(const UploadSpec &spec) const
 
 StoreResult<UploadState> UploadFiles::state(const UploadSpec &spec, const ChunkRecordFile &records) const
 {
-    UploadState state{
-        m_id, spec.path, spec.size, spec.chunkSize, chunkCountFor(spec.size, spec.chunkSize), spec.onConflict,
-        {}};
+    UploadState state;
+    state.id = m_id;
+    state.path = spec.path;
+    state.size = spec.size;
+    state.chunkSize = spec.chunkSize;
+    state.chunkCount = chunkCountFor(spec.size, spec.chunkSize);
+    state.onConflict = spec.onConflict;
     const auto held = records.heldChunks(state.chunkCount);
     if (!held)
         return ReceiverError::fromErrno(
             errno,
             QStringLiteral("cannot read the chunk records of upload %1").arg(QString::fromLatin1(m_id)));
-    state.received = *held;
+    state.received = held->indexes;
+    state.receivedHashes = held->hashes;
     return state;
 }
 

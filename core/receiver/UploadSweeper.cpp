@@ -127,7 +127,7 @@ std::optional<UploadSweeper::Removed> UploadSweeper::expireUpload(const QByteArr
     if (hasRecords && spec) {
         const qint64 count = chunkCountFor(spec->size, spec->chunkSize);
         if (const auto chunks = records.heldChunks(count))
-            held = QStringLiteral(", %1 of %2 chunks held").arg(chunks->size()).arg(count);
+            held = QStringLiteral(", %1 of %2 chunks held").arg(chunks->indexes.size()).arg(count);
     }
     for (const char *suffix : UploadSuffixes)
         ::unlink(QByteArray(base + suffix).constData()); // .chunks among them while still locked

@@ -29,6 +29,9 @@ struct UploadState {
     qint64 chunkCount = 0;
     ConflictPolicy onConflict = ConflictPolicy::Rename;
     QList<qint64> received;
+    // XXH3 of each received chunk, in the same order: lets a resuming client check that its source
+    // still holds the bytes the receiver has, without sending them again.
+    QList<quint64> receivedHashes;
 };
 
 // A finished file found at the destination path.

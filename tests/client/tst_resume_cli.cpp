@@ -4,6 +4,9 @@
 #include "TcpProxy.h"
 #include "TestFiles.h"
 
+#include <QDateTime>
+#include <QFile>
+#include <QFileInfo>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -64,6 +67,23 @@ class TestResumeCli : public QObject {
         QCOMPARE(client.exitStatus(), QProcess::CrashExit); // killed, not finished
     }
 
+    int resumeWithPolicy(const QString &stateDir, bool restart, QString *errorText)
+    {
+        QProcess resume;
+        return runToEnd(resume,
+                        {QStringLiteral("resume"), QStringLiteral("--state-dir"), stateDir,
+                         QStringLiteral("--on-change"),
+                         restart ? QStringLiteral("restart") : QStringLiteral("fail")},
+                        errorText);
+    }
+
+    static void onChangePolicies()
+    {
+        QTest::addColumn<bool>("restart");
+        QTest::newRow("--on-change restart") << true;
+        QTest::newRow("--on-change fail") << false;
+    }
+
 private Q_SLOTS:
     void init()
     {
@@ -111,12 +131,7 @@ private Q_SLOTS:
         QVERIFY(status.readAllStandardOutput().contains("no unfinished uploads"));
     }
 
-    void changedSourceStartsOverOrIsRefused_data()
-    {
-        QTest::addColumn<bool>("restart");
-        QTest::newRow("--on-change restart") << true;
-        QTest::newRow("--on-change fail") << false;
-    }
+    void changedSourceStartsOverOrIsRefused_data() { onChangePolicies(); }
     void changedSourceStartsOverOrIsRefused()
     {
         QFETCH(bool, restart);
@@ -127,13 +142,8 @@ private Q_SLOTS:
         startAndKill(file, state, 0.3);
         QVERIFY(TestFiles::write(file, FileSize, 6)); // same size, new bytes, new mtime
 
-        QProcess resume;
         QString errorText;
-        const int exitCode = runToEnd(resume,
-                                      {QStringLiteral("resume"), QStringLiteral("--state-dir"), state,
-                                       QStringLiteral("--on-change"),
-                                       restart ? QStringLiteral("restart") : QStringLiteral("fail")},
-                                      &errorText);
+        const int exitCode = resumeWithPolicy(state, restart, &errorText);
         QVERIFY2(errorText.contains(QLatin1String("changed since its upload started")),
                  qPrintable(errorText));
         const QString stored = m_storage->filePath(QStringLiteral("doc.bin"));
@@ -144,6 +154,53 @@ private Q_SLOTS:
             QCOMPARE(exitCode, 1);
             QVERIFY(!QFileInfo::exists(stored)); // never a file stitched from two versions
         }
+    }
+
+    void sourceChangedInPlaceIsCaughtByTheChunkHashes_data() { onChangePolicies(); }
+    // Size and mtime unchanged, bytes changed in a chunk the receiver already holds: only the
+    // receiver's per-chunk XXH3 against the source as it reads now can tell.
+    void sourceChangedInPlaceIsCaughtByTheChunkHashes()
+    {
+        QFETCH(bool, restart);
+        QTemporaryDir work;
+        const QString file = work.filePath(QStringLiteral("edited.bin"));
+        QVERIFY(TestFiles::write(file, FileSize, 7));
+        const QString state = work.filePath(QStringLiteral("state"));
+        startAndKill(file, state, 0.4);
+        const qint64 beforeResume = bytesAtReceiver();
+
+        const QDateTime mtime = QFileInfo(file).lastModified();
+        {
+            QFile edit(file);
+            QVERIFY(edit.open(QIODevice::ReadWrite));
+            QVERIFY(edit.seek(ChunkSize + 12345)); // inside chunk 1, long held by now
+            QVERIFY(edit.write(QByteArray(4096, 'E')) == 4096);
+            QVERIFY(edit.flush()); // the write must land before the mtime is put back
+            QVERIFY(edit.setFileTime(mtime, QFileDevice::FileModificationTime));
+        }
+        QCOMPARE(QFileInfo(file).lastModified(), mtime);
+
+        QString errorText;
+        const int exitCode = resumeWithPolicy(state, restart, &errorText);
+        QVERIFY2(errorText.contains(QLatin1String("changed since its upload started: 1 of the chunks")),
+                 qPrintable(errorText));
+        const QString stored = m_storage->filePath(QStringLiteral("edited.bin"));
+        if (!restart) {
+            QCOMPARE(exitCode, 1);
+            QVERIFY(!QFileInfo::exists(stored)); // never a file stitched from two versions
+            return;
+        }
+        QCOMPARE(exitCode, 0);
+        QCOMPARE(TestFiles::sha256(stored), TestFiles::sha256(file)); // the edited version, whole
+        // Only the changed chunk went again on top of what a plain resume sends: the held chunks
+        // that still match were not re-sent.
+        const qint64 chunks = FileSize / ChunkSize;
+        const qint64 overhead = (chunks + 10) * 1024;
+        const qint64 resent = bytesAtReceiver() - FileSize - overhead;
+        QVERIFY2(
+            resent <= (Connections + 1) * ChunkSize,
+            qPrintable(
+                QStringLiteral("killed after %1 bytes, %2 bytes sent twice").arg(beforeResume).arg(resent)));
     }
 
 private:

@@ -184,6 +184,26 @@ private Q_SLOTS:
                  0);
     }
 
+    void uploadStateCarriesTheHashOfEveryHeldChunk()
+    {
+        const QByteArray data = ServiceHarness::testData(10, 7);
+        const auto created = m_harness->create(QStringLiteral("hashes.bin"), 10, 4); // chunks 4, 4, 2
+        const QByteArray id = created.json.value(QStringLiteral("id")).toString().toLatin1();
+        QCOMPARE(m_harness->putChunk(id, 2, data.mid(8)).status, 200);
+        QCOMPARE(m_harness->putChunk(id, 0, data.left(4)).status, 200);
+        const auto hex = [](const QByteArray &bytes) {
+            return QString::number(ChunkHash::of(bytes.constData(), std::size_t(bytes.size())), 16)
+                .rightJustified(16, u'0');
+        };
+        // Both the GET and a create of the same key (what a resuming client sends) carry them.
+        for (const QJsonObject &state : {m_harness->call("GET", "/v1/uploads/" + id).json,
+                                         m_harness->create(QStringLiteral("hashes.bin"), 10, 4).json}) {
+            QCOMPARE(state.value(QStringLiteral("received")).toArray(), (QJsonArray{0, 2}));
+            QCOMPARE(state.value(QStringLiteral("receivedHashes")).toArray(),
+                     (QJsonArray{hex(data.left(4)), hex(data.mid(8))}));
+        }
+    }
+
     void bodyEndingEarlyIsLengthMismatch()
     {
         const auto created = m_harness->create(QStringLiteral("early.bin"), 8192, 8192);
