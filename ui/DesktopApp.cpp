@@ -2,6 +2,7 @@
 
 #include "FileTokenStore.h"
 #include "MainWindow.h"
+#include "ReachabilityHint.h"
 #include "ResumeJournal.h"
 #include "SettingsStore.h"
 #include "TransferController.h"
@@ -59,6 +60,9 @@ int DesktopApp::run(QApplication &app)
         m_journal.reset();
     }
     m_controller = std::make_unique<TransferController>(*m_settings, m_journal.get());
+    m_reachability = std::make_unique<ReachabilityHint>(ReachabilityHint::systemBackend());
+    QObject::connect(m_reachability.get(), &ReachabilityHint::networkReturned, m_controller.get(),
+                     &TransferController::networkReturned);
     m_window = std::make_unique<MainWindow>(*m_settings, tokens, *m_controller, m_journalProblem);
     m_window->show();
     if (!warnings.isEmpty())

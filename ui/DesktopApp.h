@@ -8,6 +8,7 @@ class QApplication;
 namespace multilane {
 
 class MainWindow;
+class ReachabilityHint;
 class ResumeJournal;
 class SettingsStore;
 class TokenStore;
@@ -29,6 +30,7 @@ private:
     std::unique_ptr<TokenStore> m_tokens;
     std::unique_ptr<ResumeJournal> m_journal;
     std::unique_ptr<TransferController> m_controller;
+    std::unique_ptr<ReachabilityHint> m_reachability;
     std::unique_ptr<MainWindow> m_window;
     QString m_journalProblem;
 };

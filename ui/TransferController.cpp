@@ -75,6 +75,12 @@ TransferController::AddResult TransferController::addPaths(const QStringList &pa
     return result;
 }
 
+void TransferController::networkReturned()
+{
+    for (const auto &session : m_sessions)
+        session->scheduler().networkReachable();
+}
+
 UploadSession &TransferController::sessionFor(const QList<Endpoint> &endpoints,
                                               const TransferOptions &options)
 {

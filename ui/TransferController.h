@@ -44,6 +44,8 @@ public:
     bool isPaused() const { return m_paused; }
     bool isBusy() const; // something is not finished yet
     bool isOnline() const;
+    // The OS says the network came back: every session checks its lost endpoints now.
+    void networkReturned();
     TransferProgress totals() const;
     // "host:port" and the connections open to it now, over every running session.
     QList<QPair<QString, int>> connectionsPerEndpoint() const;

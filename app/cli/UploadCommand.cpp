@@ -7,6 +7,7 @@
 #include "HealthCheck.h"
 #include "JsonEventWriter.h"
 #include "ProbeCommand.h"
+#include "ReachabilityHint.h"
 #include "ResumeJournal.h"
 #include "SourceScanner.h"
 #include "TransferScheduler.h"
@@ -183,6 +184,9 @@ void UploadCommand::startTransfer(const QList<Endpoint> &usable)
             m_json->writeState(online ? QStringLiteral("online") : QStringLiteral("waitingForNetwork"));
     });
     connect(m_scheduler.get(), &TransferScheduler::finished, this, &UploadCommand::onTransferFinished);
+    m_reachability = std::make_unique<ReachabilityHint>(ReachabilityHint::systemBackend());
+    connect(m_reachability.get(), &ReachabilityHint::networkReturned, m_scheduler.get(),
+            &TransferScheduler::networkReachable);
     m_scheduler->addFiles(m_files);
     attachJournal();
     m_scheduler->start();

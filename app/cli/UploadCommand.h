@@ -15,6 +15,7 @@ class ConsoleReporter;
 class EndpointPool;
 class HealthCheck;
 class JsonEventWriter;
+class ReachabilityHint;
 class ResumeJournal;
 class TransferScheduler;
 
@@ -59,6 +60,7 @@ private:
     std::vector<std::unique_ptr<QNetworkAccessManager>> m_probeManagers;
     std::unique_ptr<EndpointPool> m_pool;
     std::unique_ptr<TransferScheduler> m_scheduler;
+    std::unique_ptr<ReachabilityHint> m_reachability;
     std::unique_ptr<ConsoleReporter> m_console;
     std::unique_ptr<JsonEventWriter> m_json;
     QList<SourceFile> m_files;

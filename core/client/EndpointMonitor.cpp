@@ -38,21 +38,44 @@ void EndpointMonitor::recordNetworkFailure(int endpoint)
 void EndpointMonitor::scheduleProbe(int endpoint)
 {
     State &state = m_states[endpoint];
-    if (state.probing)
+    if (state.waiting || state.inFlight)
         return;
-    state.probing = true;
-    QTimer::singleShot(state.probeDelayMs, this, [this, endpoint] { probe(endpoint); });
+    state.waiting = true;
+    const int generation = ++state.generation;
+    QTimer::singleShot(state.probeDelayMs, this, [this, endpoint, generation] {
+        State &scheduled = m_states[endpoint];
+        if (!scheduled.waiting || scheduled.generation != generation)
+            return;
+        scheduled.waiting = false;
+        probe(endpoint);
+    });
     state.probeDelayMs = std::min(state.probeDelayMs * 2, m_options.maxProbeDelayMs);
+}
+
+void EndpointMonitor::networkReachable()
+{
+    for (int endpoint = 0; endpoint < m_states.size(); ++endpoint) {
+        State &state = m_states[endpoint];
+        if (m_pool.isUp(endpoint))
+            continue;
+        state.probeDelayMs = m_options.firstProbeDelayMs;
+        if (state.waiting) {
+            state.waiting = false;
+            ++state.generation;
+            probe(endpoint);
+        }
+    }
 }
 
 void EndpointMonitor::probe(int endpoint)
 {
+    m_states[endpoint].inFlight = true;
     QNetworkReply *reply = m_manager.get(ReceiverApi::request(
         m_pool.endpoint(endpoint), ReceiverApi::healthRoute(), m_options.probeTimeoutMs));
     connect(reply, &QNetworkReply::finished, this, [this, reply, endpoint] {
         const ApiReply answer = ReceiverApi::read(reply);
         State &state = m_states[endpoint];
-        state.probing = false;
+        state.inFlight = false;
         if (answer.error) {
             scheduleProbe(endpoint);
             return;

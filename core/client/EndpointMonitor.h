@@ -31,6 +31,9 @@ public:
     void recordSuccess(int endpoint);
     void recordNetworkFailure(int endpoint);
     bool isOnline() const { return m_pool.upCount() > 0; }
+    // The OS says the network is back (ReachabilityHint): every endpoint that is out is checked
+    // now instead of at the end of its backoff, and its backoff starts over.
+    void networkReachable();
 
 Q_SIGNALS:
     void endpointDown(int endpoint, const QString &why);
@@ -41,7 +44,9 @@ private:
     struct State {
         int consecutiveFailures = 0;
         int probeDelayMs = 0;
-        bool probing = false;
+        bool waiting = false;  // a probe is scheduled
+        bool inFlight = false; // a probe is running
+        int generation = 0;    // a scheduled probe of an older generation was superseded
     };
     void scheduleProbe(int endpoint);
     void probe(int endpoint);

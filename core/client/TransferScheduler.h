@@ -80,6 +80,8 @@ public:
     ~TransferScheduler() override;
 
     void addFiles(const QList<SourceFile> &files);
+    // The OS says the network came back (ReachabilityHint): check the endpoints that are out now.
+    void networkReachable() { m_monitor.networkReachable(); }
     void start();
     bool isFinished() const { return m_finished; }
 

@@ -1,0 +1,39 @@
+#include "ReachabilityHint.h"
+
+namespace multilane {
+
+ReachabilityHint::ReachabilityHint(QNetworkInformation *information, QObject *parent)
+    : QObject(parent)
+{
+    if (!information)
+        return;
+    m_last = information->reachability();
+    connect(information, &QNetworkInformation::reachabilityChanged, this,
+            &ReachabilityHint::onReachabilityChanged);
+}
+
+QNetworkInformation *ReachabilityHint::systemBackend()
+{
+    if (!QNetworkInformation::instance())
+        QNetworkInformation::loadBackendByFeatures(QNetworkInformation::Feature::Reachability);
+    return QNetworkInformation::instance();
+}
+
+bool ReachabilityHint::isPresent(QNetworkInformation::Reachability reachability)
+{
+    return reachability == QNetworkInformation::Reachability::Site ||
+           reachability == QNetworkInformation::Reachability::Online;
+}
+
+void ReachabilityHint::onReachabilityChanged(QNetworkInformation::Reachability reachability)
+{
+    // Unknown says nothing either way: only a real absence followed by presence is a return.
+    const bool wasAbsent = m_last == QNetworkInformation::Reachability::Disconnected ||
+                           m_last == QNetworkInformation::Reachability::Local;
+    if (reachability != QNetworkInformation::Reachability::Unknown)
+        m_last = reachability;
+    if (wasAbsent && isPresent(reachability))
+        Q_EMIT networkReturned();
+}
+
+} // namespace multilane

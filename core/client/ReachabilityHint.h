@@ -1,0 +1,34 @@
+#pragma once
+
+#include <QNetworkInformation>
+#include <QObject>
+
+namespace multilane {
+
+// The operating system's word on whether the network is there (NetworkManager, glib), used only
+// as a hint: when it says the network came back, endpoints that are out are checked at once
+// instead of at the end of their backoff (up to 30 s). Where no backend loads (servers, CI,
+// containers) nothing is ever signalled and the engine's own probing does all the work.
+class ReachabilityHint : public QObject {
+    Q_OBJECT
+public:
+    // `information` may be null (no backend): the hint then stays silent.
+    explicit ReachabilityHint(QNetworkInformation *information, QObject *parent = nullptr);
+
+    // Loads the system's reachability backend once per process; null when there is none.
+    static QNetworkInformation *systemBackend();
+
+    // Fed by the backend; public so tests can drive it without one.
+    void onReachabilityChanged(QNetworkInformation::Reachability reachability);
+
+Q_SIGNALS:
+    // The network went from absent (disconnected, local only) to present (site, internet).
+    void networkReturned();
+
+private:
+    static bool isPresent(QNetworkInformation::Reachability reachability);
+
+    QNetworkInformation::Reachability m_last = QNetworkInformation::Reachability::Unknown;
+};
+
+} // namespace multilane
