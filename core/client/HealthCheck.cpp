@@ -1,6 +1,7 @@
 #include "HealthCheck.h"
 
 #include "ReceiverApi.h"
+#include "RefusalMessage.h"
 
 #include <QNetworkAccessManager>
 
@@ -23,8 +24,9 @@ void HealthCheck::check(const QList<Endpoint> &endpoints, int timeoutMs)
         const Endpoint &endpoint = endpoints.at(i);
         QNetworkReply *reply =
             m_manager.get(ReceiverApi::request(endpoint, ReceiverApi::healthRoute(), timeoutMs));
-        connect(reply, &QNetworkReply::finished, this, [this, reply, i, name = endpoint.displayName()] {
+        connect(reply, &QNetworkReply::finished, this, [this, reply, i, endpoint, timeoutMs] {
             const ApiReply answer = ReceiverApi::read(reply);
+            const QString name = endpoint.displayName();
             if (answer.error) {
                 m_problems[i] =
                     QStringLiteral("%1 does not answer (%2); check that multilane-receiver runs there "
@@ -34,11 +36,33 @@ void HealthCheck::check(const QList<Endpoint> &endpoints, int timeoutMs)
                 m_problems[i] = QStringLiteral("%1 is not a multilane-receiver speaking protocol %2")
                                     .arg(name)
                                     .arg(ReceiverApi::ProtocolVersion);
+            } else {
+                checkToken(i, endpoint, timeoutMs);
+                return;
             }
-            if (--m_waiting == 0)
-                Q_EMIT finished(m_problems);
+            settle();
         });
     }
+}
+
+void HealthCheck::checkToken(qsizetype index, const Endpoint &endpoint, int timeoutMs)
+{
+    // Health is open to everyone (load balancers); an empty probe needs the token like every
+    // other route, so a wrong token is said here, before any file is touched.
+    QNetworkReply *reply = m_manager.get(
+        ReceiverApi::request(endpoint, ReceiverApi::probeRoute(), timeoutMs, QStringLiteral("bytes=0")));
+    connect(reply, &QNetworkReply::finished, this, [this, reply, index, name = endpoint.displayName()] {
+        const ApiReply answer = ReceiverApi::read(reply);
+        if (answer.error && (answer.error->httpStatus == 401 || answer.error->httpStatus == 403))
+            m_problems[index] = RefusalMessage::explain(*answer.error, name);
+        settle();
+    });
+}
+
+void HealthCheck::settle()
+{
+    if (--m_waiting == 0)
+        Q_EMIT finished(m_problems);
 }
 
 } // namespace multilane

@@ -18,8 +18,13 @@ std::optional<OnConflict> onConflictFromName(const QString &name)
 
 bool ApiError::isRetriable() const
 {
-    return httpStatus == 0 || httpStatus >= 500 || httpStatus == 408 || httpStatus == 429 ||
-           code == QLatin1String("checksum_mismatch");
+    return httpStatus == 0 || (httpStatus >= 500 && httpStatus != 507) || httpStatus == 408 ||
+           httpStatus == 429 || code == QLatin1String("checksum_mismatch");
+}
+
+bool ApiError::isWorthResumingLater() const
+{
+    return isRetriable() || httpStatus == 507;
 }
 
 namespace ReceiverApi {
@@ -86,6 +91,7 @@ ApiReply read(QNetworkReply *reply)
     const QJsonObject errorObject = result.body.value(QLatin1String("error")).toObject();
     error.code = errorObject.value(QLatin1String("code")).toString();
     error.message = errorObject.value(QLatin1String("message")).toString();
+    error.details = errorObject;
     if (error.message.isEmpty()) {
         error.message =
             result.httpStatus != 0

@@ -17,12 +17,17 @@ std::optional<OnConflict> onConflictFromName(const QString &name);
 // A failed request as a value: the HTTP status and the receiver's JSON error, or the network
 // error when no answer came.
 struct ApiError {
-    int httpStatus = 0; // 0: no HTTP answer (refused, reset, timed out, DNS…)
-    QString code;       // the receiver's error code, e.g. "checksum_mismatch"
-    QString message;    // human text, from the receiver or from Qt
+    int httpStatus = 0;  // 0: no HTTP answer (refused, reset, timed out, DNS…)
+    QString code;        // the receiver's error code, e.g. "checksum_mismatch"
+    QString message;     // human text, from the receiver or from Qt
+    QJsonObject details; // the receiver's whole error object (limits, figures), may be empty
 
-    // Worth sending again (elsewhere or later): no answer, 5xx, 408, 429, or a corrupted chunk.
+    // Worth sending again (elsewhere or later): no answer, 5xx but 507, 408, 429, or a corrupted
+    // chunk. 507 (disk full, quota used up) is not: retrying within seconds cannot fix it.
     bool isRetriable() const;
+    // Failed for now, but `multilane resume` may well finish it later: retriable errors, and a
+    // receiver out of space or holding too many uploads (someone can fix that meanwhile).
+    bool isWorthResumingLater() const;
 };
 
 // The outcome of one request: the JSON answer or an error.

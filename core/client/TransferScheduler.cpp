@@ -1,5 +1,7 @@
 #include "TransferScheduler.h"
 
+#include "RefusalMessage.h"
+
 #include "ChunkHash.h"
 #include "FileRangeDevice.h"
 
@@ -453,7 +455,9 @@ void TransferScheduler::onReplyFinished(QNetworkReply *reply)
             m_pool.setScore(endpoint, m_scorer.weight(endpoint));
     }
 
-    if (request.kind == RequestKind::Chunk) {
+    if (answer.error && RefusalMessage::isBadToken(*answer.error) && request.kind != RequestKind::Abort) {
+        refuseEndpoint(job, request, *answer.error);
+    } else if (request.kind == RequestKind::Chunk) {
         onChunkReply(job, request, answer);
     } else if (!isTerminal(job.state())) {
         job.requestInFlight = false;
@@ -464,11 +468,11 @@ void TransferScheduler::onReplyFinished(QNetworkReply *reply)
                 job.setState(TransferState::Preparing);
             retryJobLater(job, describe(*answer.error, request.lease));
         } else if (request.kind == RequestKind::Create) {
-            onCreateReply(job, answer);
+            onCreateReply(job, answer, request.lease);
         } else if (request.kind == RequestKind::Complete) {
-            onCompleteReply(job, answer);
+            onCompleteReply(job, answer, request.lease);
         } else if (request.kind == RequestKind::Single) {
-            onSingleReply(job, answer);
+            onSingleReply(job, answer, request.lease);
         } else {
             finishJob(job, TransferState::Skipped);
         }
@@ -484,10 +488,10 @@ static QList<int> intList(const QJsonValue &value)
     return list;
 }
 
-void TransferScheduler::onCreateReply(TransferJob &job, const ApiReply &reply)
+void TransferScheduler::onCreateReply(TransferJob &job, const ApiReply &reply, const EndpointLease &lease)
 {
     if (reply.error) {
-        finishJob(job, TransferState::Failed, reply.error->message);
+        failOnRefusal(job, *reply.error, lease);
         return;
     }
     const QString status = reply.body.value(QLatin1String("status")).toString();
@@ -551,7 +555,7 @@ void TransferScheduler::onChunkReply(TransferJob &job, const InFlight &request, 
                       .arg(request.chunk)
                       .arg(attempts)
                       .arg(describe(error, request.lease)),
-                  error.isRetriable());
+                  error.isWorthResumingLater());
         return;
     }
     // A corrupted chunk is re-read and re-hashed; anything else keeps its checksum.
@@ -571,7 +575,7 @@ void TransferScheduler::onChunkReply(TransferJob &job, const InFlight &request, 
     });
 }
 
-void TransferScheduler::onCompleteReply(TransferJob &job, const ApiReply &reply)
+void TransferScheduler::onCompleteReply(TransferJob &job, const ApiReply &reply, const EndpointLease &lease)
 {
     if (!reply.error) {
         job.setRemotePath(reply.body.value(QLatin1String("path")).toString(job.remotePath()));
@@ -593,13 +597,13 @@ void TransferScheduler::onCompleteReply(TransferJob &job, const ApiReply &reply)
         job.setState(TransferState::Preparing);
         return;
     }
-    finishJob(job, TransferState::Failed, error.message);
+    failOnRefusal(job, error, lease);
 }
 
-void TransferScheduler::onSingleReply(TransferJob &job, const ApiReply &reply)
+void TransferScheduler::onSingleReply(TransferJob &job, const ApiReply &reply, const EndpointLease &lease)
 {
     if (reply.error) {
-        finishJob(job, TransferState::Failed, reply.error->message);
+        failOnRefusal(job, *reply.error, lease);
         return;
     }
     job.setRemotePath(reply.body.value(QLatin1String("path")).toString(job.source().destinationPath));
@@ -854,7 +858,51 @@ int TransferScheduler::retryDelayMs(int attempt) const
 
 QString TransferScheduler::describe(const ApiError &error, const EndpointLease &lease) const
 {
-    return QStringLiteral("%1: %2").arg(m_pool.endpoint(lease.endpoint).displayName(), error.message);
+    return RefusalMessage::explain(error, m_pool.endpoint(lease.endpoint).displayName());
+}
+
+void TransferScheduler::failOnRefusal(TransferJob &job, const ApiError &error, const EndpointLease &lease)
+{
+    finishJob(job, TransferState::Failed, describe(error, lease), error.isWorthResumingLater());
+}
+
+void TransferScheduler::refuseEndpoint(TransferJob &job, const InFlight &request, const ApiError &error)
+{
+    const int endpoint = request.lease.endpoint;
+    const QString why = describe(error, request.lease);
+    const bool wasOnline = m_monitor.isOnline();
+    m_pool.setUp(endpoint, false); // the monitor only brings back endpoints it took out itself
+    if (!m_refusedEndpoints.contains(endpoint)) {
+        m_refusedEndpoints.insert(endpoint);
+        Q_EMIT endpointDown(endpoint, why);
+        if (m_refusedEndpoints.size() == m_pool.endpointCount()) {
+            failEverything(why);
+            return;
+        }
+        if (wasOnline && !m_monitor.isOnline())
+            onOnlineChanged(false); // the others are out for now: wait for them
+    }
+    if (isTerminal(job.state()))
+        return;
+    // Sent again elsewhere, costing none of the request's attempts: the token was the problem.
+    switch (request.kind) {
+    case RequestKind::Chunk:
+        if (request.uploadId == job.uploadId())
+            job.addReady({request.chunk, request.chunkHash});
+        break;
+    case RequestKind::Complete:
+        job.requestInFlight = false;
+        job.setState(TransferState::Uploading);
+        break;
+    case RequestKind::Single:
+        job.requestInFlight = false;
+        job.setState(TransferState::Preparing);
+        break;
+    case RequestKind::Create:
+    case RequestKind::Abort:
+        job.requestInFlight = false;
+        break;
+    }
 }
 
 } // namespace multilane

@@ -152,10 +152,15 @@ private:
     void track(QNetworkReply *reply, const InFlight &request);
 
     void onReplyFinished(QNetworkReply *reply);
-    void onCreateReply(TransferJob &job, const ApiReply &reply);
+    void onCreateReply(TransferJob &job, const ApiReply &reply, const EndpointLease &lease);
     void onChunkReply(TransferJob &job, const InFlight &request, const ApiReply &reply);
-    void onCompleteReply(TransferJob &job, const ApiReply &reply);
-    void onSingleReply(TransferJob &job, const ApiReply &reply);
+    void onCompleteReply(TransferJob &job, const ApiReply &reply, const EndpointLease &lease);
+    void onSingleReply(TransferJob &job, const ApiReply &reply, const EndpointLease &lease);
+    // A refusal that ends one file: failed, kept for `multilane resume` when waiting can fix it.
+    void failOnRefusal(TransferJob &job, const ApiError &error, const EndpointLease &lease);
+    // 401: the endpoint refuses our token, so it is out for the rest of the run; the request
+    // goes again elsewhere. With every endpoint refusing, everything fails with the reason.
+    void refuseEndpoint(TransferJob &job, const InFlight &request, const ApiError &error);
     void onChunkHashed(int jobId, int chunk, std::optional<std::uint64_t> hash);
     void onFileHashed(int jobId, const std::optional<FileDigest> &digest);
     // Compares the chunks the receiver already holds with the source once both are known.
@@ -172,6 +177,7 @@ private:
     bool sourceChanged(const TransferJob &job) const;
     int retryDelayMs(int attempt) const;
     QString describe(const ApiError &error, const EndpointLease &lease) const;
+    QSet<int> m_refusedEndpoints; // answered 401: out until the run ends
     void emitProgress();
 
     EndpointPool &m_pool;
