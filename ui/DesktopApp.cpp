@@ -72,6 +72,8 @@ int DesktopApp::run(QApplication &app)
         m_window->offerUnfinished();
         if (m_settings->values().endpoints.isEmpty())
             m_window->openEndpoints();
+        else
+            m_controller->measureLink();
     });
     return app.exec();
 }

@@ -1,6 +1,8 @@
 #include "EndpointsDialog.h"
 
+#include "BandwidthProbe.h"
 #include "HealthCheck.h"
+#include "NetworkManagers.h"
 #include "SettingsJson.h"
 
 #include <QCheckBox>
@@ -72,9 +74,9 @@ EndpointsDialog::EndpointsDialog(const QList<EndpointEntry> &entries, QNetworkAc
         tr("Move &down"), tr("Move endpoint down"), [this] { moveCurrent(1); }, true);
     m_testButton = button(tr("&Test"), tr("Test endpoint"), &EndpointsDialog::testSelected, false);
     m_testButton->setToolTip(
-        tr("Checks the selected endpoint (all of them when none is selected) answers as a "
-           "multilane receiver and shows the round-trip time. For bandwidth, run "
-           "'multilane probe' (the window does not run the probe yet)."));
+        tr("Checks that the selected endpoint answers as a multilane receiver and takes its token, "
+           "then measures its bandwidth and round trip for a second and shows the chunk size "
+           "they give. With no endpoint selected, checks all of them (health and token only)."));
     side->addSpacing(12);
     button(
         tr("&Import…"), tr("Import endpoints file"),
@@ -330,7 +332,7 @@ void EndpointsDialog::testSelected()
     auto clock = std::make_shared<QElapsedTimer>();
     clock->start();
     connect(m_health, &HealthCheck::finished, this,
-            [this, rows, clock](const QList<std::optional<QString>> &problems) {
+            [this, rows, clock, endpoints](const QList<std::optional<QString>> &problems) {
                 // All checks run at once, so the time to the last answer bounds each round trip.
                 const qint64 ms = clock->elapsed();
                 for (qsizetype i = 0; i < rows.size() && i < problems.size(); ++i) {
@@ -342,10 +344,45 @@ void EndpointsDialog::testSelected()
                                                           : tr("healthy, ≤ %1 ms").arg(ms);
                     refreshRow(r);
                 }
-                m_testButton->setEnabled(true);
-                Q_EMIT testFinished();
+                // One healthy endpoint: measure its bandwidth too (a second of probe downloads);
+                // for many at once the health check alone keeps the test quick.
+                if (rows.size() == 1 && !problems.value(0))
+                    probeBandwidth(rows.first(), endpoints.first());
+                else
+                    finishTest();
             });
     m_health->check(endpoints, 5000);
+}
+
+void EndpointsDialog::probeBandwidth(int row, const Endpoint &endpoint)
+{
+    const QString healthy = m_testResults.value(row);
+    m_testResults[row] = tr("%1 · measuring bandwidth…").arg(healthy);
+    refreshRow(row);
+    if (!m_probeManagers)
+        m_probeManagers = std::make_unique<NetworkManagers>(4);
+    BandwidthProbe::Options options;
+    options.connections = 4;
+    options.durationMs = 1000;
+    m_probe = std::make_unique<BandwidthProbe>(m_probeManagers->list(), QList<Endpoint>{endpoint}, options);
+    const auto show = [this, row, healthy](const QString &text) {
+        if (row < m_testResults.size()) {
+            m_testResults[row] = tr("%1 · %2").arg(healthy, text);
+            refreshRow(row);
+        }
+        finishTest();
+    };
+    connect(m_probe.get(), &BandwidthProbe::finished, this,
+            [show](const LinkEstimate &estimate) { show(estimate.summary()); });
+    connect(m_probe.get(), &BandwidthProbe::failed, this,
+            [show](const QString &why) { show(tr("bandwidth not measured: %1").arg(why)); });
+    m_probe->start();
+}
+
+void EndpointsDialog::finishTest()
+{
+    m_testButton->setEnabled(true);
+    Q_EMIT testFinished();
 }
 
 QString EndpointsDialog::testResult(int row) const

@@ -3,6 +3,7 @@
 #include "UserSettings.h"
 
 #include <QDialog>
+#include <memory>
 #include <optional>
 
 class QCheckBox;
@@ -15,7 +16,9 @@ class QTableWidget;
 
 namespace multilane {
 
+class BandwidthProbe;
 class HealthCheck;
+class NetworkManagers;
 
 // Add, edit, remove, reorder and enable endpoints; test them; import and export the endpoints
 // JSON that `multilane --endpoints-file` reads. Read-only when the admin locked the list.
@@ -58,6 +61,8 @@ private:
     void storeField();
     // Checks every URL before the dialog closes; the first problem, if any.
     std::optional<QString> validate();
+    void probeBandwidth(int row, const Endpoint &endpoint);
+    void finishTest();
 
     QList<EndpointEntry> m_entries;
     QStringList m_testResults;
@@ -73,6 +78,9 @@ private:
     QList<QPushButton *> m_editButtons;
     QPushButton *m_testButton;
     HealthCheck *m_health = nullptr;
+    // The Test button's bandwidth probe (one endpoint at a time) and its connections.
+    std::unique_ptr<NetworkManagers> m_probeManagers;
+    std::unique_ptr<BandwidthProbe> m_probe;
 };
 
 } // namespace multilane

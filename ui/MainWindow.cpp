@@ -107,6 +107,11 @@ MainWindow::MainWindow(SettingsStore &settings, TokenStore &tokens, TransferCont
 
     connect(&controller, &TransferController::progressChanged, this, &MainWindow::refreshStatus);
     connect(&controller, &TransferController::onlineChanged, this, &MainWindow::refreshStatus);
+    connect(&controller, &TransferController::linkChanged, this, [this](const QString &failed) {
+        if (!failed.isEmpty())
+            statusBar()->showMessage(tr("Could not measure the link: %1").arg(failed), 10000);
+        refreshStatus();
+    });
     connect(&controller, &TransferController::warning, this,
             [this](const QString &message) { statusBar()->showMessage(message, 20000); });
     connect(&controller, &TransferController::pausedChanged, this, &MainWindow::refreshStatus);
@@ -223,10 +228,7 @@ void MainWindow::createStatusBar()
     m_connectionsLabel = new QLabel(this);
     m_connectionsLabel->setAccessibleName(tr("Connections per endpoint"));
     m_chunkLabel = new QLabel(this);
-    m_chunkLabel->setAccessibleName(tr("Chunk size"));
-    m_chunkLabel->setToolTip(
-        tr("The window does not run the bandwidth probe yet (the command line does); \"auto\" "
-           "starts at 8 MiB and spreads each file over the connections."));
+    m_chunkLabel->setAccessibleName(tr("Measured link and chunk size")); // tooltip set by refreshStatus
     statusBar()->addWidget(m_speedLabel);
     statusBar()->addWidget(m_totalLabel, 1);
     statusBar()->addPermanentWidget(m_connectionsLabel);
@@ -308,6 +310,7 @@ void MainWindow::openEndpoints()
     if (const std::optional<QString> problem = m_tokens.storeTokens(values.endpoints))
         showProblems({*problem});
     m_settings.update(values);
+    m_controller.measureLink(); // new endpoints, new link
     refreshStatus();
 }
 
@@ -341,7 +344,8 @@ void MainWindow::updateActions()
 
 QString MainWindow::statusText() const
 {
-    return m_speedLabel->text() + QStringLiteral(" · ") + m_totalLabel->text();
+    return m_speedLabel->text() + QStringLiteral(" · ") + m_totalLabel->text() + QStringLiteral(" · ") +
+           m_chunkLabel->text();
 }
 
 void MainWindow::refreshStatus()
@@ -371,9 +375,19 @@ void MainWindow::refreshStatus()
     m_connectionsLabel->setVisible(!connections.isEmpty());
 
     const UserSettings &s = m_settings.values();
-    m_chunkLabel->setText(s.chunkSizeAuto
-                              ? tr("Chunk %1 (auto)").arg(ByteSize::format(ChunkPlanner::DefaultChunkSize))
-                              : tr("Chunk %1").arg(ByteSize::format(s.chunkSize)));
+    const std::optional<LinkEstimate> &link = m_controller.link();
+    const QString linkText = m_controller.isMeasuringLink() ? tr("Link: measuring…")
+                             : link                         ? tr("Link %1 · RTT %2 ms")
+                                          .arg(ByteSize::formatRate(link->bytesPerSecond))
+                                          .arg(link->rttMs, 0, 'f', 0)
+                                    : tr("Link: not measured");
+    const qint64 chunk = m_controller.currentOptions().chunkSize;
+    m_chunkLabel->setText(s.chunkSizeAuto ? tr("%1 · chunk %2 (auto)").arg(linkText, ByteSize::format(chunk))
+                                          : tr("%1 · chunk %2").arg(linkText, ByteSize::format(s.chunkSize)));
+    m_chunkLabel->setToolTip(
+        link ? tr("Measured over %1 connections: %2").arg(link->connections).arg(link->reason)
+             : tr("The link is measured when the window opens, when the endpoints change and "
+                  "when the network comes back."));
 
     const bool online = p.online;
     m_onlineBadge->setText(p.paused  ? tr(" Paused ")

@@ -1,6 +1,8 @@
 #include "TransferController.h"
 
+#include "BandwidthProbe.h"
 #include "ByteSize.h"
+#include "NetworkManagers.h"
 #include "ResumeJournal.h"
 #include "SettingsStore.h"
 #include "SourceScanner.h"
@@ -10,6 +12,14 @@
 #include <QFileInfo>
 
 namespace multilane {
+
+static QList<QUrl> urlsOf(const QList<Endpoint> &endpoints)
+{
+    QList<QUrl> urls;
+    for (const Endpoint &endpoint : endpoints)
+        urls.append(endpoint.url);
+    return urls;
+}
 
 TransferController::TransferController(SettingsStore &settings, ResumeJournal *journal, QObject *parent)
     : QObject(parent)
@@ -23,9 +33,12 @@ TransferOptions TransferController::currentOptions() const
 {
     const UserSettings &s = m_settings.values();
     TransferOptions options;
-    // "Auto" chunk size: the engine's default, spread over the connections per file (the
-    // command line measures the link first for big uploads; the window does not probe yet).
-    options.chunkSize = s.chunkSizeAuto ? ChunkPlanner::DefaultChunkSize : s.chunkSize;
+    // "Auto" chunk size: from the last link measurement of these endpoints (measureLink()), else
+    // the engine's default; either way spread over the connections per file.
+    const bool measured = m_link && m_linkEndpoints == urlsOf(s.enabledEndpoints());
+    options.chunkSize = !s.chunkSizeAuto ? s.chunkSize
+                        : measured       ? m_link->chunkSize
+                                         : ChunkPlanner::DefaultChunkSize;
     options.spreadFilesOverConnections = s.chunkSizeAuto;
     options.onConflict = s.onConflict;
     options.maxAttempts = s.maxAttempts;
@@ -79,6 +92,33 @@ void TransferController::networkReturned()
 {
     for (const auto &session : m_sessions)
         session->scheduler().networkReachable();
+    measureLink();
+}
+
+void TransferController::measureLink()
+{
+    const QList<Endpoint> endpoints = m_settings.values().enabledEndpoints();
+    if (m_probe || endpoints.isEmpty())
+        return;
+    if (!m_probeManagers)
+        m_probeManagers = std::make_unique<NetworkManagers>();
+    BandwidthProbe::Options options;
+    options.durationMs = 1000;
+    m_probe = std::make_unique<BandwidthProbe>(m_probeManagers->list(), endpoints, options);
+    const auto done = [this](const QString &failed) {
+        // Deleting the probe inside its own signal would pull the rug from under it.
+        m_probe.release()->deleteLater();
+        Q_EMIT linkChanged(failed);
+    };
+    connect(m_probe.get(), &BandwidthProbe::finished, this,
+            [this, endpoints, done](const LinkEstimate &estimate) {
+                m_link = estimate;
+                m_linkEndpoints = urlsOf(endpoints);
+                done({});
+            });
+    connect(m_probe.get(), &BandwidthProbe::failed, this, [done](const QString &why) { done(why); });
+    m_probe->start();
+    Q_EMIT linkChanged();
 }
 
 UploadSession &TransferController::sessionFor(const QList<Endpoint> &endpoints,

@@ -1,15 +1,19 @@
 #pragma once
 
+#include "LinkEstimate.h"
 #include "TransferScheduler.h"
 #include "UserSettings.h"
 
 #include <QObject>
 #include <QStringList>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace multilane {
 
+class BandwidthProbe;
+class NetworkManagers;
 class ResumeJournal;
 class SettingsStore;
 class UploadSession;
@@ -44,8 +48,16 @@ public:
     bool isPaused() const { return m_paused; }
     bool isBusy() const; // something is not finished yet
     bool isOnline() const;
-    // The OS says the network came back: every session checks its lost endpoints now.
+    // The OS says the network came back: every session checks its lost endpoints now, and the
+    // link is measured again (it may be another network).
     void networkReturned();
+    // Measures the link to the enabled endpoints in the background (about a second of probe
+    // downloads); with "auto" chunk size, uploads added afterwards use the chunk size it gives.
+    // Does nothing while a measurement runs or no endpoint is set up.
+    void measureLink();
+    bool isMeasuringLink() const { return m_probe != nullptr; }
+    // The last measurement of the current endpoints, if any.
+    const std::optional<LinkEstimate> &link() const { return m_link; }
     TransferProgress totals() const;
     // "host:port" and the connections open to it now, over every running session.
     QList<QPair<QString, int>> connectionsPerEndpoint() const;
@@ -62,6 +74,8 @@ Q_SIGNALS:
     void pausedChanged(bool paused);
     // One added batch has finished; failed: at least one file did not make it.
     void batchFinished(const QString &summary, bool failed);
+    // A link measurement started or ended (link() holds the result; failed: why not).
+    void linkChanged(const QString &failed = {});
 
 private:
     UploadSession &sessionFor(const QList<Endpoint> &endpoints, const TransferOptions &options);
@@ -72,6 +86,10 @@ private:
     ResumeJournal *m_journal;
     std::vector<std::unique_ptr<UploadSession>> m_sessions;
     bool m_paused = false;
+    std::unique_ptr<NetworkManagers> m_probeManagers;
+    std::unique_ptr<BandwidthProbe> m_probe;
+    std::optional<LinkEstimate> m_link;
+    QList<QUrl> m_linkEndpoints; // what m_link measured
 };
 
 } // namespace multilane

@@ -29,11 +29,7 @@ QString ProbeCommand::describe(const LinkEstimate &estimate)
 
 void ProbeCommand::start()
 {
-    QList<QNetworkAccessManager *> managers;
-    for (int i = 0; i < 12; ++i) {
-        m_managers.push_back(std::make_unique<QNetworkAccessManager>());
-        managers.append(m_managers.back().get());
-    }
+    const QList<QNetworkAccessManager *> managers = m_managers.list();
     if (m_request.speedTest) {
         startSpeedTest(managers);
         return;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "CommandLine.h"
+#include "NetworkManagers.h"
 
 #include <QFile>
 #include <QNetworkAccessManager>
@@ -32,7 +33,7 @@ private:
     UploadRequest m_request;
     QFile &m_out;
     QFile &m_err;
-    std::vector<std::unique_ptr<QNetworkAccessManager>> m_managers;
+    NetworkManagers m_managers;
     void startSpeedTest(const QList<QNetworkAccessManager *> &managers);
 
     std::unique_ptr<BandwidthProbe> m_probe;

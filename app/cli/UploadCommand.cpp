@@ -6,6 +6,7 @@
 #include "EndpointPool.h"
 #include "HealthCheck.h"
 #include "JsonEventWriter.h"
+#include "NetworkManagers.h"
 #include "ProbeCommand.h"
 #include "ReachabilityHint.h"
 #include "ResumeJournal.h"
@@ -137,14 +138,10 @@ void UploadCommand::onHealthChecked(const QList<std::optional<QString>> &problem
         startTransfer(usable);
         return;
     }
-    QList<QNetworkAccessManager *> managers;
-    for (int i = 0; i < 12; ++i) {
-        m_probeManagers.push_back(std::make_unique<QNetworkAccessManager>());
-        managers.append(m_probeManagers.back().get());
-    }
+    m_probeManagers = std::make_unique<NetworkManagers>();
     BandwidthProbe::Options options;
     options.durationMs = 1000;
-    m_probe = std::make_unique<BandwidthProbe>(managers, usable, options);
+    m_probe = std::make_unique<BandwidthProbe>(m_probeManagers->list(), usable, options);
     connect(m_probe.get(), &BandwidthProbe::finished, this, [this, usable](const LinkEstimate &estimate) {
         if (!m_request.quiet)
             m_console->printLine(ProbeCommand::describe(estimate));

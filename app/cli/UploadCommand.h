@@ -15,6 +15,7 @@ class ConsoleReporter;
 class EndpointPool;
 class HealthCheck;
 class JsonEventWriter;
+class NetworkManagers;
 class ReachabilityHint;
 class ResumeJournal;
 class TransferScheduler;
@@ -57,7 +58,7 @@ private:
     QNetworkAccessManager m_healthManager;
     std::unique_ptr<HealthCheck> m_health;
     std::unique_ptr<BandwidthProbe> m_probe;
-    std::vector<std::unique_ptr<QNetworkAccessManager>> m_probeManagers;
+    std::unique_ptr<NetworkManagers> m_probeManagers;
     std::unique_ptr<EndpointPool> m_pool;
     std::unique_ptr<TransferScheduler> m_scheduler;
     std::unique_ptr<ReachabilityHint> m_reachability;

@@ -13,6 +13,9 @@ struct LinkEstimate {
     int connections = 0;       // probe connections used
     qint64 chunkSize = 0;
     QString reason; // why this chunk size, in words
+
+    // "24.0 MB/s, round trip 40 ms, 8.00 MiB chunks": one line for a status bar or a table cell.
+    QString summary() const;
 };
 
 // The probe's arithmetic, apart from the network so tests can feed it a clock: bytes received

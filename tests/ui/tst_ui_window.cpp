@@ -1,6 +1,8 @@
 // The main window offscreen: drops make rows, an upload to the real receiver reaches done, and
 // Pause really stops the bytes (counted at a proxy in front of the receiver).
+#include "ByteSize.h"
 #include "DropZone.h"
+#include "EndpointsDialog.h"
 #include "FileTokenStore.h"
 #include "MainWindow.h"
 #include "ReceiverProcess.h"
@@ -14,6 +16,7 @@
 #include <QApplication>
 #include <QDropEvent>
 #include <QMimeData>
+#include <QNetworkAccessManager>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -131,6 +134,61 @@ private Q_SLOTS:
         QVERIFY(h.window.statusText().contains(QLatin1String("1 of 1 files")));
         h.window.model().clearFinished();
         QCOMPARE(h.window.model().rowCount(), 0);
+    }
+
+    void linkIsMeasuredShownAndSetsTheAutoChunkSize()
+    {
+        Harness h(m_config.filePath(QStringLiteral("link")), m_receiver->urls(), true);
+        UserSettings values = h.settings.values();
+        values.chunkSizeAuto = true;
+        h.settings.update(values);
+        QVERIFY(h.window.statusText().contains(QLatin1String("Link: not measured")));
+
+        QSignalSpy changed(&h.controller, &TransferController::linkChanged);
+        h.controller.measureLink();
+        QVERIFY(h.controller.isMeasuringLink());
+        QCOMPARE(changed.size(), 1);
+        QVERIFY(changed.wait(30000));
+        QCOMPARE(changed.last().first().toString(), QString()); // no failure
+        QVERIFY(!h.controller.isMeasuringLink());
+        QVERIFY(h.controller.link());
+        QVERIFY(h.controller.link()->bytesPerSecond > 0);
+        // The measured chunk size is what new uploads get, and the status bar says both.
+        QCOMPARE(h.controller.currentOptions().chunkSize, h.controller.link()->chunkSize);
+        const QString status = h.window.statusText();
+        QVERIFY2(status.contains(ByteSize::formatRate(h.controller.link()->bytesPerSecond)),
+                 qPrintable(status));
+        QVERIFY2(status.contains(
+                     QStringLiteral("chunk %1 (auto)").arg(ByteSize::format(h.controller.link()->chunkSize))),
+                 qPrintable(status));
+    }
+
+    void endpointTestRunsHealthAndBandwidth()
+    {
+        EndpointEntry good;
+        good.endpoint.url = m_receiver->urls().first();
+        EndpointEntry dead;
+        dead.endpoint.url = QUrl(QStringLiteral("http://127.0.0.1:1"));
+        QNetworkAccessManager network;
+        EndpointsDialog dialog({good, dead}, network, false, {}, {});
+
+        QSignalSpy finished(&dialog, &EndpointsDialog::testFinished);
+        dialog.selectRow(0);
+        dialog.testSelected();
+        QVERIFY(finished.wait(30000));
+        const QString result = dialog.testResult(0);
+        // Health with its time, then the probe's rate, round trip and chunk size.
+        QVERIFY2(result.startsWith(QLatin1String("healthy, ")), qPrintable(result));
+        QVERIFY2(result.contains(QLatin1String("/s, round trip ")) &&
+                     result.endsWith(QLatin1String(" chunks")),
+                 qPrintable(result));
+
+        dialog.selectRow(1);
+        dialog.testSelected();
+        QVERIFY(finished.wait(30000));
+        QVERIFY2(dialog.testResult(1).contains(QLatin1String("does not answer")),
+                 qPrintable(dialog.testResult(1)));
+        QVERIFY(!dialog.testResult(1).contains(QLatin1String("measuring")));
     }
 
     void pauseStopsTheBytesAndResumeFinishes()
