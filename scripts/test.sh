@@ -49,7 +49,7 @@ if [ "${MULTILANE_SKIP_FUZZ:-0}" != 1 ]; then
             echo "fuzzing: $target found a problem; the input is in $scratch (crash-*, timeout-*, leak-*)"
             exit 1
         fi
-        grep -E "^(stat::number_of_executed_units|#[0-9]+ +DONE)" "$scratch/fuzz.log" || true
+        grep -E "^(stat::number_of_executed_units|#[0-9]+[[:space:]]+DONE)" "$scratch/fuzz.log" || true
         rm -rf "$scratch"
     done
 fi
