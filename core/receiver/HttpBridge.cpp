@@ -201,11 +201,17 @@ void fillLibraryError(const httplib::Request &request, httplib::Response &respon
     else if (response.status >= 500)
         code = ErrorCode::StorageError;
     const int status = response.status;
-    toHttpResponse(ServiceResponse::error(ReceiverError::make(
-                       code, QStringLiteral("the receiver could not handle %1 %2 (HTTP %3)")
-                                 .arg(printable(request.method), printable(request.path))
-                                 .arg(status))),
-                   response);
+    // httplib refuses a request line it cannot read (garbage, over 8 KiB) before parsing it: there
+    // is no method or path to name then.
+    const QString message =
+        request.method.empty()
+            ? QStringLiteral("the request could not be read as HTTP/1.1 (HTTP %1); send a request line "
+                             "'METHOD /v1/… HTTP/1.1' of at most 8 KiB")
+                  .arg(status)
+            : QStringLiteral("the receiver could not handle %1 %2 (HTTP %3)")
+                  .arg(printable(request.method), printable(request.path))
+                  .arg(status);
+    toHttpResponse(ServiceResponse::error(ReceiverError::make(code, message)), response);
     response.status = status;
 }
 
