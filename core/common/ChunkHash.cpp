@@ -1,5 +1,7 @@
 #include "ChunkHash.h"
 
+#include <cctype>
+
 #include <QStringBuilder>
 #include <xxhash.h>
 
@@ -48,6 +50,11 @@ std::optional<std::uint64_t> ChunkHash::fromHeader(const QByteArray &header)
     const QByteArray trimmed = header.trimmed();
     if (!trimmed.startsWith("xxh3=") || trimmed.size() != 5 + 16)
         return std::nullopt;
+    // toULongLong alone would also take a sign, "0x", spaces, or stop at a NUL.
+    for (const char c : trimmed.mid(5)) {
+        if (!std::isxdigit(static_cast<unsigned char>(c)))
+            return std::nullopt;
+    }
     bool ok = false;
     const qulonglong value = trimmed.mid(5).toULongLong(&ok, 16);
     if (!ok)

@@ -1,6 +1,7 @@
 #include "HttpBridge.h"
 
 #include "ConnectionQueue.h"
+#include "RequestRouter.h"
 
 #include <algorithm>
 #include <memory>
@@ -65,10 +66,11 @@ public:
         return m_readToEnd && accepting;
     }
 
-    // After the handler: drop what it did not read; true when the connection is still in step.
-    bool finish()
+    // After the handler: drop what it did not read (when `drain`); true when the connection is
+    // still in step.
+    bool finish(bool drain)
     {
-        if (!m_used)
+        if (!m_used && drain)
             read([](const char *, std::size_t) { return false; });
         return m_readToEnd;
     }
@@ -78,6 +80,31 @@ private:
     bool m_used = false;
     bool m_readToEnd = false;
 };
+
+// A body httplib and a proxy in front could frame differently (two Content-Length headers, or
+// one next to Transfer-Encoding) can hide a second request; such a request is refused unread.
+bool refusedAsAmbiguous(const httplib::Request &request, httplib::Response &response)
+{
+    const std::size_t lengths = request.get_header_value_count("Content-Length");
+    if (lengths == 0 || (lengths == 1 && !request.has_header("Transfer-Encoding")))
+        return false;
+    toHttpResponse(
+        ServiceResponse::error(ReceiverError::make(
+            ErrorCode::BadRequest, QStringLiteral("the request announces its body length more than "
+                                                  "once; send one Content-Length and no "
+                                                  "Transfer-Encoding"))),
+        response);
+    response.set_header("Connection", "close");
+    return true;
+}
+
+// Only a body of a length we can parse is drained after a refusal: httplib reads a "-1" or a
+// 2^64 as some huge length and would wait for bytes that never come.
+bool drainable(const httplib::Request &request)
+{
+    return !request.has_header("Content-Length") ||
+           RequestRouter::parseCount(bytes(request.get_header_value("Content-Length"))).has_value();
+}
 
 // On a connection over the cap (ConnectionQueue): 503 and close, without reading any body.
 bool refusedAsBusy(httplib::Response &response)
@@ -130,7 +157,7 @@ void toHttpResponse(const ServiceResponse &response, httplib::Response &out)
 void handleWithBody(ReceiverService &service, const httplib::Request &request, httplib::Response &response,
                     const httplib::ContentReader &content)
 {
-    if (refusedAsBusy(response))
+    if (refusedAsBusy(response) || refusedAsAmbiguous(request, response))
         return;
     ServiceRequest converted = toServiceRequest(request);
     StreamedBody body(content);
@@ -138,13 +165,13 @@ void handleWithBody(ReceiverService &service, const httplib::Request &request, h
     if (hasBody)
         converted.body = [&body](const BodySink &sink) { return body.read(sink); };
     toHttpResponse(service.handle(converted), response);
-    if (hasBody && !body.finish())
+    if (hasBody && !body.finish(drainable(request)))
         response.set_header("Connection", "close"); // unread body bytes are still on the wire
 }
 
 void handleWithoutBody(ReceiverService &service, const httplib::Request &request, httplib::Response &response)
 {
-    if (refusedAsBusy(response))
+    if (refusedAsBusy(response) || refusedAsAmbiguous(request, response))
         return;
     toHttpResponse(service.handle(toServiceRequest(request)), response);
 }
@@ -152,7 +179,7 @@ void handleWithoutBody(ReceiverService &service, const httplib::Request &request
 int answerExpectContinue(const ReceiverService &service, const httplib::Request &request,
                          httplib::Response &response)
 {
-    if (refusedAsBusy(response))
+    if (refusedAsBusy(response) || refusedAsAmbiguous(request, response))
         return response.status;
     const auto refusal = service.precheck(toServiceRequest(request));
     if (!refusal)
@@ -174,11 +201,17 @@ void fillLibraryError(const httplib::Request &request, httplib::Response &respon
     else if (response.status >= 500)
         code = ErrorCode::StorageError;
     const int status = response.status;
-    toHttpResponse(ServiceResponse::error(ReceiverError::make(
-                       code, QStringLiteral("the receiver could not handle %1 %2 (HTTP %3)")
-                                 .arg(printable(request.method), printable(request.path))
-                                 .arg(status))),
-                   response);
+    // httplib refuses a request line it cannot read (garbage, over 8 KiB) before parsing it: there
+    // is no method or path to name then.
+    const QString message =
+        request.method.empty()
+            ? QStringLiteral("the request could not be read as HTTP/1.1 (HTTP %1); send a request line "
+                             "'METHOD /v1/… HTTP/1.1' of at most 8 KiB")
+                  .arg(status)
+            : QStringLiteral("the receiver could not handle %1 %2 (HTTP %3)")
+                  .arg(printable(request.method), printable(request.path))
+                  .arg(status);
+    toHttpResponse(ServiceResponse::error(ReceiverError::make(code, message)), response);
     response.status = status;
 }
 

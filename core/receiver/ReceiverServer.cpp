@@ -17,6 +17,9 @@ namespace multilane {
 namespace {
 
 constexpr std::size_t KeepAliveRequests = 1000000; // httplib's default of 5 would reconnect constantly
+// Every path goes to the service, which refuses what it must: ".*" would not match a decoded
+// newline (%0a), and httplib would answer such a path 404 instead of 400 bad_path.
+constexpr char AnyPath[] = "[\\s\\S]*";
 
 // httplib only says that bind failed; a test bind of our own finds out why.
 QString bindProblem(const ListenAddress &address)
@@ -98,16 +101,16 @@ std::optional<QString> ReceiverServer::start(const QList<ListenAddress> &address
                                          const httplib::ContentReader &content) {
             HttpBridge::handleWithBody(service, request, response, content);
         };
-        http.Put(".*", withBody);
-        http.Post(".*", withBody);
-        http.Delete(".*", withBody);
+        http.Put(AnyPath, withBody);
+        http.Post(AnyPath, withBody);
+        http.Delete(AnyPath, withBody);
         // Without a handler httplib would read a PATCH body until the connection closes.
-        http.Patch(".*", withBody);
+        http.Patch(AnyPath, withBody);
         const auto withoutBody = [&service](const httplib::Request &request, httplib::Response &response) {
             HttpBridge::handleWithoutBody(service, request, response);
         };
-        http.Get(".*", withoutBody);
-        http.Options(".*", withoutBody);
+        http.Get(AnyPath, withoutBody);
+        http.Options(AnyPath, withoutBody);
         http.set_expect_100_continue_handler(
             [&service](const httplib::Request &request, httplib::Response &response) {
                 return HttpBridge::answerExpectContinue(service, request, response);

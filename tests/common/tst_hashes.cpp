@@ -58,6 +58,11 @@ private Q_SLOTS:
         QTest::newRow("short") << QByteArray("xxh3=0123");
         QTest::newRow("long") << QByteArray("xxh3=0123456789abcdef0");
         QTest::newRow("not hex") << QByteArray("xxh3=0123456789abcdeg");
+        // Found by fuzz_protocol_parsers: toULongLong took these as other hashes.
+        QTest::newRow("sign") << QByteArray("xxh3=+123456789abcdef");
+        QTest::newRow("0x") << QByteArray("xxh3=0x23456789abcdef");
+        QTest::newRow("inner space") << QByteArray("xxh3= 123456789abcdef");
+        QTest::newRow("nul") << QByteArray("xxh3=0123456\0\0\0\0\0\0\0\0f", 21);
     }
 
     void headerRejectsGarbage()
