@@ -2,6 +2,7 @@
 #include "ServiceHarness.h"
 
 #include "ChunkHash.h"
+#include "ReceiverMetrics.h"
 
 #include <QFile>
 #include <QJsonDocument>
@@ -131,6 +132,28 @@ private Q_SLOTS:
         QCOMPARE(moved("multilane_uploads_failed_total{reason=\"aborted\"}"), 1);
         QCOMPARE(moved("multilane_uploads_failed_total{reason=\"expired\"}"), 0);
         QVERIFY(moved("multilane_http_requests_total{route=\"metrics\",code=\"200\"}") >= 1);
+    }
+
+    // The sweep runs once a minute in the process, so this part is checked on the store itself:
+    // only unfinished uploads count as expired, not the .done records removed with them.
+    void expiredUploadsAreCountedByTheStore()
+    {
+        ServiceHarness harness;
+        QVERIFY(harness.isValid());
+        const QByteArray data = ServiceHarness::testData(1000);
+        QCOMPARE(harness.upload(QStringLiteral("done.bin"), data, 65536).status, 200);
+        QCOMPARE(harness.create(QStringLiteral("left1.bin"), 100, 65536).status, 201);
+        QCOMPARE(harness.create(QStringLiteral("left2.bin"), 100, 65536).status, 201);
+        UploadSweeper::Policy policy;
+        policy.expireAfter = std::chrono::hours(1);
+        const QStringList removed =
+            harness.store().sweep(policy, UploadSweeper::Clock::now() + std::chrono::hours(2));
+        QCOMPARE(removed.size(), 3); // two uploads and one completion record
+        QCOMPARE(harness.store().expiredUploads(), quint64(2));
+
+        ReceiverMetrics metrics;
+        metrics.setExpiredUploads(harness.store().expiredUploads());
+        QCOMPARE(sample(metrics.render(), "multilane_uploads_failed_total{reason=\"expired\"}"), qint64(2));
     }
 
     void metricsListenerServesOnlyMetricsAndHealth()
