@@ -35,6 +35,7 @@ public:
         // Called from server threads with one logfmt line per request (HttpBridge::accessLine).
         std::function<void(const QString &line)> accessLog;
         // The access log's `token` field: which token a request used (never the token itself).
+        // Called concurrently from server threads, after the response was written.
         std::function<QString(const httplib::Request &request)> tokenId;
         // Where the counters go (it must outlive the server); unset: the server keeps its own.
         ReceiverMetrics *metrics = nullptr;
