@@ -12,7 +12,7 @@
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QFile>
-#include <QMutex>
+#include <QStringBuilder>
 #include <csignal>
 #include <cstdio>
 #include <memory>
@@ -30,12 +30,17 @@ int refuse(const QString &message)
     return ExitBadInput;
 }
 
+// The receiver's own messages (startup, failed requests, finished files, expiry) on stderr; like the
+// access log, never waiting for a reader that does not read.
+AccessLog &stderrLog()
+{
+    static AccessLog log(QStringLiteral("-"));
+    return log;
+}
+
 void logLine(const QString &line)
 {
-    static QMutex mutex; // server threads log concurrently
-    const QMutexLocker locker(&mutex);
-    const QString stamp = QDateTime::currentDateTime().toString(Qt::ISODateWithMs);
-    std::fprintf(stderr, "%s %s\n", qPrintable(stamp), qPrintable(line));
+    stderrLog().write(QDateTime::currentDateTime().toString(Qt::ISODateWithMs) % QLatin1Char(' ') % line);
 }
 
 // The first line of a token file, as the metrics token; the error says what to do.
@@ -210,12 +215,18 @@ int main(int argc, char *argv[])
     }
 
     const bool quiet = parser.isSet(quietOption);
-    std::unique_ptr<AccessLog> accessLog;
-    if (parser.isSet(accessLogOption) || !quiet) {
-        accessLog = std::make_unique<AccessLog>(parser.isSet(accessLogOption) ? parser.value(accessLogOption)
-                                                                              : QStringLiteral("-"));
-        if (const auto problem = accessLog->open())
+    stderrLog().open();
+    std::unique_ptr<AccessLog> accessLogFile;
+    AccessLog *accessLog = nullptr;
+    const QString accessTarget =
+        parser.isSet(accessLogOption) ? parser.value(accessLogOption) : QStringLiteral("-");
+    if (accessTarget != QLatin1String("-")) {
+        accessLogFile = std::make_unique<AccessLog>(accessTarget);
+        if (const auto problem = accessLogFile->open())
             return refuse(*problem);
+        accessLog = accessLogFile.get();
+    } else if (parser.isSet(accessLogOption) || !quiet) {
+        accessLog = &stderrLog(); // one writer for stderr, so its lines never interleave
     }
 
     LocalFolderStore store(parser.value(storageOption));
@@ -229,7 +240,7 @@ int main(int argc, char *argv[])
     if (!quiet)
         serverOptions.log = logLine;
     if (accessLog)
-        serverOptions.accessLog = [log = accessLog.get()](const QString &line) { log->write(line); };
+        serverOptions.accessLog = [accessLog](const QString &line) { accessLog->write(line); };
     serverOptions.metrics = &metrics;
     serverOptions.metricsAddress = metricsAddress;
     serverOptions.metricsToken = metricsToken;
@@ -269,6 +280,8 @@ int main(int argc, char *argv[])
     }
     if (!quiet)
         logLine(QStringLiteral("stopping (signal %1)").arg(received));
+    if (const quint64 dropped = stderrLog().droppedLines())
+        logLine(QStringLiteral("dropped %1 log lines while stderr was not being read").arg(dropped));
     server.stop();
     return 0;
 }

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 namespace multilane {
@@ -51,6 +52,12 @@ void AccessLog::write(const QString &line)
 {
     const QByteArray bytes = line.toUtf8() + '\n';
     const QMutexLocker locker(&m_mutex);
+    // A regular file always polls writable; a pipe only with room, so this never waits on a reader.
+    pollfd ready{m_fd, POLLOUT, 0};
+    if (m_fd < 0 || ::poll(&ready, 1, 0) != 1 || !(ready.revents & POLLOUT)) {
+        ++m_dropped;
+        return;
+    }
     qsizetype done = 0;
     while (m_fd >= 0 && done < bytes.size()) {
         const ssize_t written = ::write(m_fd, bytes.constData() + done, std::size_t(bytes.size() - done));

@@ -13,6 +13,7 @@
 #include <QTest>
 #include <csignal>
 #include <memory>
+#include <unistd.h>
 
 using namespace multilane;
 
@@ -98,6 +99,38 @@ private Q_SLOTS:
             5000);
         QVERIFY(logLines().first().contains(QLatin1String(" route=/v1/health status=200 ")));
         QCOMPARE(m_receiver->process().state(), QProcess::Running);
+    }
+
+    // A receiver whose stderr pipe nobody reads (here: a pipe the test never drains) must keep
+    // answering: once the pipe is full, lines are dropped instead of stalling every request.
+    void unreadStderrDoesNotStallRequests()
+    {
+        int pipeEnds[2];
+        QCOMPARE(::pipe(pipeEnds), 0);
+        QProcess process;
+        process.setChildProcessModifier([&pipeEnds] { ::dup2(pipeEnds[1], STDERR_FILENO); });
+        process.setProcessChannelMode(QProcess::SeparateChannels);
+        process.start(QStringLiteral(MULTILANE_RECEIVER_BIN),
+                      {QStringLiteral("--storage"), m_storage->path(), QStringLiteral("--listen"),
+                       QStringLiteral("127.0.0.1:0")}); // not quiet: access lines go to stderr
+        ::close(pipeEnds[1]);
+        QVERIFY(process.waitForStarted(10000));
+        QVERIFY(process.waitForReadyRead(15000));
+        const QUrl base(QString::fromUtf8(process.readLine()).trimmed().mid(13)); // "listening on "
+        QVERIFY2(base.port() > 0, qPrintable(base.toString()));
+        // ~150 bytes a line: 1000 requests are more than twice what a 64 KiB pipe holds.
+        int answered = 0;
+        for (int i = 0; i < 1000; ++i) {
+            QNetworkRequest request(base.resolved(QUrl(QStringLiteral("/v1/nothing-here"))));
+            request.setTransferTimeout(10000);
+            if (status(m_network.get(request)) != 404)
+                break; // stalled: one timeout is enough to know
+            ++answered;
+        }
+        QCOMPARE(answered, 1000);
+        process.kill();
+        process.waitForFinished(10000);
+        ::close(pipeEnds[0]);
     }
 
 private:
