@@ -1,4 +1,6 @@
 // multilane-receiver: serves one storage folder on one or more HTTP ports until SIGINT/SIGTERM.
+#include "AccessLog.h"
+#include "ConfigFileArguments.h"
 #include "DurationText.h"
 #include "ListenAddress.h"
 #include "LocalFolderStore.h"
@@ -9,9 +11,11 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDateTime>
-#include <QMutex>
+#include <QFile>
+#include <QStringBuilder>
 #include <csignal>
 #include <cstdio>
+#include <memory>
 #include <pthread.h>
 
 using namespace multilane;
@@ -26,12 +30,33 @@ int refuse(const QString &message)
     return ExitBadInput;
 }
 
+// The receiver's own messages (startup, failed requests, finished files, expiry) on stderr; like the
+// access log, never waiting for a reader that does not read.
+AccessLog &stderrLog()
+{
+    static AccessLog log(QStringLiteral("-"));
+    return log;
+}
+
 void logLine(const QString &line)
 {
-    static QMutex mutex; // server threads log concurrently
-    const QMutexLocker locker(&mutex);
-    const QString stamp = QDateTime::currentDateTime().toString(Qt::ISODateWithMs);
-    std::fprintf(stderr, "%s %s\n", qPrintable(stamp), qPrintable(line));
+    stderrLog().write(QDateTime::currentDateTime().toString(Qt::ISODateWithMs) % QLatin1Char(' ') % line);
+}
+
+// The first line of a token file, as the metrics token; the error says what to do.
+std::optional<QByteArray> readToken(const QString &path, QString &error)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        error = QStringLiteral("cannot read --metrics-token-file %1: %2").arg(path, file.errorString());
+        return std::nullopt;
+    }
+    const QByteArray token = file.readLine(4096).trimmed();
+    if (token.isEmpty()) {
+        error = QStringLiteral("--metrics-token-file %1 is empty; put the token on its first line").arg(path);
+        return std::nullopt;
+    }
+    return token;
 }
 
 } // namespace
@@ -44,6 +69,7 @@ int main(int argc, char *argv[])
     sigemptyset(&stopSignals);
     sigaddset(&stopSignals, SIGINT);
     sigaddset(&stopSignals, SIGTERM);
+    sigaddset(&stopSignals, SIGHUP); // reopens the access log (logrotate)
     pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
     std::signal(SIGPIPE, SIG_IGN);
 
@@ -85,10 +111,54 @@ int main(int argc, char *argv[])
         QStringLiteral("Close a kept-alive connection that sends no request for this long, e.g. 10s. "
                        "Default: 10s."),
         QStringLiteral("DURATION"), QStringLiteral("10s"));
-    parser.addOptions(
-        {storageOption, listenOption, quietOption, expireOption, maxConnectionsOption, idleTimeoutOption});
-    if (!parser.parse(QCoreApplication::arguments()))
+    const QCommandLineOption configOption(
+        QStringLiteral("config"),
+        QStringLiteral("Read settings from FILE first: 'key = value' lines whose keys are these long flags "
+                       "without dashes (e.g. 'storage = /srv/inbox', 'quiet = true'); flags given on the "
+                       "command line replace the file's."),
+        QStringLiteral("FILE"));
+    const QCommandLineOption accessLogOption(
+        QStringLiteral("access-log"),
+        QStringLiteral("Write one logfmt line per request to FILE, or to stderr with '-'; SIGHUP reopens "
+                       "FILE. Default: '-', or none with --quiet."),
+        QStringLiteral("FILE|-"));
+    const QCommandLineOption metricsListenOption(
+        QStringLiteral("metrics-listen"),
+        QStringLiteral(
+            "Serve GET /metrics (Prometheus) and /v1/health on this extra [HOST:]PORT only; a bare "
+            "port means 127.0.0.1."),
+        QStringLiteral("ADDRESS"));
+    const QCommandLineOption metricsTokenOption(
+        QStringLiteral("metrics-token-file"),
+        QStringLiteral("Serve /metrics on the upload ports too, to requests with 'Authorization: Bearer "
+                       "TOKEN', TOKEN being the file's first line (the metrics port then asks for it too)."),
+        QStringLiteral("FILE"));
+    // Every option, once: the parser and the config file both take them from here, so a flag
+    // added to this list works in the file too.
+    const QList<QCommandLineOption> options{storageOption,   listenOption,         quietOption,
+                                            expireOption,    maxConnectionsOption, idleTimeoutOption,
+                                            accessLogOption, metricsListenOption,  metricsTokenOption};
+    parser.addOptions(options);
+    parser.addOption(configOption);
+    QStringList arguments = QCoreApplication::arguments();
+    if (!parser.parse(arguments))
         return refuse(parser.errorText() + QStringLiteral(" (see --help)"));
+    // Before --help and --version, so `--config FILE --version` checks a file without starting.
+    if (parser.isSet(configOption)) {
+        QStringList given;
+        for (const QCommandLineOption &option : options) {
+            if (parser.isSet(option))
+                given += option.names();
+        }
+        const auto fromFile = ConfigFileArguments(options).read(parser.value(configOption), given);
+        if (!fromFile.error.isEmpty())
+            return refuse(fromFile.error);
+        arguments = arguments.mid(0, 1) + fromFile.arguments + arguments.mid(1);
+        if (!parser.parse(arguments))
+            return refuse(
+                parser.errorText() +
+                QStringLiteral(" (in --config %1 or the command line)").arg(parser.value(configOption)));
+    }
     if (parser.isSet(QStringLiteral("help")))
         parser.showHelp(0);
     if (parser.isSet(QStringLiteral("version")))
@@ -124,22 +194,64 @@ int main(int argc, char *argv[])
         return refuse(QStringLiteral("--idle-timeout takes a duration from 1s to 1h, not '%1'")
                           .arg(parser.value(idleTimeoutOption)));
 
+    std::optional<ListenAddress> metricsAddress;
+    if (parser.isSet(metricsListenOption)) {
+        const auto parsed =
+            ListenAddress::parseList(parser.value(metricsListenOption), QStringLiteral("127.0.0.1"));
+        if (!parsed.error.isEmpty())
+            return refuse(QStringLiteral("--metrics-listen: ") + parsed.error);
+        if (parsed.addresses.size() != 1)
+            return refuse(QStringLiteral("--metrics-listen takes one [HOST:]PORT, not '%1'")
+                              .arg(parser.value(metricsListenOption)));
+        metricsAddress = parsed.addresses.first();
+    }
+    QByteArray metricsToken;
+    if (parser.isSet(metricsTokenOption)) {
+        QString problem;
+        const auto token = readToken(parser.value(metricsTokenOption), problem);
+        if (!token)
+            return refuse(problem);
+        metricsToken = *token;
+    }
+
+    const bool quiet = parser.isSet(quietOption);
+    stderrLog().open();
+    std::unique_ptr<AccessLog> accessLogFile;
+    AccessLog *accessLog = nullptr;
+    const QString accessTarget =
+        parser.isSet(accessLogOption) ? parser.value(accessLogOption) : QStringLiteral("-");
+    if (accessTarget != QLatin1String("-")) {
+        accessLogFile = std::make_unique<AccessLog>(accessTarget);
+        if (const auto problem = accessLogFile->open())
+            return refuse(*problem);
+        accessLog = accessLogFile.get();
+    } else if (parser.isSet(accessLogOption) || !quiet) {
+        accessLog = &stderrLog(); // one writer for stderr, so its lines never interleave
+    }
+
     LocalFolderStore store(parser.value(storageOption));
     if (const auto problem = store.prepare())
         return refuse(problem->message);
     ReceiverService service(store);
-    ReceiverServer::Options options;
-    options.maxConnections = maxConnections;
-    options.idleTimeoutSeconds = int(idleTimeout->count());
-    const bool quiet = parser.isSet(quietOption);
+    ReceiverMetrics metrics(store.storageFolder());
+    ReceiverServer::Options serverOptions;
+    serverOptions.maxConnections = maxConnections;
+    serverOptions.idleTimeoutSeconds = int(idleTimeout->count());
     if (!quiet)
-        options.log = logLine;
-    ReceiverServer server(service, options);
+        serverOptions.log = logLine;
+    if (accessLog)
+        serverOptions.accessLog = [accessLog](const QString &line) { accessLog->write(line); };
+    serverOptions.metrics = &metrics;
+    serverOptions.metricsAddress = metricsAddress;
+    serverOptions.metricsToken = metricsToken;
+    ReceiverServer server(service, serverOptions);
 
     if (const auto problem = server.start(addresses))
         return refuse(*problem);
     for (const ListenAddress &bound : server.boundAddresses())
         std::printf("listening on %s\n", qPrintable(bound.url()));
+    if (const auto bound = server.boundMetricsAddress())
+        std::printf("metrics on %s/metrics\n", qPrintable(bound->url()));
     std::fflush(stdout);
     if (!quiet)
         logLine(QStringLiteral("storing into %1").arg(store.storageFolder()));
@@ -148,8 +260,9 @@ int main(int argc, char *argv[])
     // processes on the same folder are safe.
     UploadSweeper::Policy expiry;
     expiry.expireAfter = *expireAfter;
-    const PeriodicTask sweeper(std::chrono::minutes(1), [&store, expiry, quiet] {
+    const PeriodicTask sweeper(std::chrono::minutes(1), [&store, &metrics, expiry, quiet] {
         const QStringList removed = store.sweep(expiry, UploadSweeper::Clock::now());
+        metrics.setExpiredUploads(store.expiredUploads());
         for (const QString &line : removed) {
             if (!quiet)
                 logLine(line);
@@ -157,9 +270,18 @@ int main(int argc, char *argv[])
     });
 
     int received = 0;
-    sigwait(&stopSignals, &received);
+    while (sigwait(&stopSignals, &received) == 0 && received == SIGHUP) {
+        if (!accessLog || accessLog->target() == QLatin1String("-"))
+            continue;
+        const auto problem = accessLog->open();
+        if (!quiet)
+            logLine(problem ? *problem
+                            : QStringLiteral("reopened the access log %1").arg(accessLog->target()));
+    }
     if (!quiet)
         logLine(QStringLiteral("stopping (signal %1)").arg(received));
+    if (const quint64 dropped = stderrLog().droppedLines())
+        logLine(QStringLiteral("dropped %1 log lines while stderr was not being read").arg(dropped));
     server.stop();
     return 0;
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the Debian packages from a build folder and checks what `dpkg -x` of them holds:
-# binaries that run (--version), the desktop file, icon and metainfo, the hardened unit.
+# binaries that run (--version), the desktop file, icon and metainfo, the hardened unit, and the
+# receiver's config file (a conffile the unit reads, which the packaged receiver accepts).
 # Usage: packaging/check-deb.sh BUILD_DIR
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -33,6 +34,14 @@ unit=$recv/usr/lib/systemd/system/multilane-receiver.service
 for setting in ProtectSystem=strict NoNewPrivileges=yes User=multilane-receiver ReadWritePaths=; do
     grep -q "^$setting" "$unit" || fail "the unit lacks $setting"
 done
+conf=$recv/etc/multilane/receiver.conf
+[ -s "$conf" ] || fail "multilane-receiver package lacks /etc/multilane/receiver.conf"
+dpkg-deb -I "$(ls "$out"/multilane-receiver_*.deb | head -1)" conffiles | grep -qx /etc/multilane/receiver.conf \
+    || fail "/etc/multilane/receiver.conf is not a conffile (an upgrade would overwrite the admin's edits)"
+grep -q '^ExecStart=/usr/bin/multilane-receiver --config /etc/multilane/receiver.conf' "$unit" \
+    || fail "the unit does not start the receiver with --config /etc/multilane/receiver.conf"
+"$recv/usr/bin/multilane-receiver" --config "$conf" --version >/dev/null \
+    || fail "the packaged receiver refuses its own config file"
 command -v desktop-file-validate >/dev/null && desktop-file-validate "$app/usr/share/applications/org.multilane.Multilane.desktop"
 command -v appstreamcli >/dev/null && appstreamcli validate --no-net "$app/usr/share/metainfo/org.multilane.Multilane.metainfo.xml" >/dev/null
 echo "check-deb: both packages hold runnable binaries"

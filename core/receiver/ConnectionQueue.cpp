@@ -8,8 +8,9 @@ thread_local bool t_refusing = false;
 
 } // namespace
 
-ConnectionQueue::ConnectionQueue(int maxConnections)
+ConnectionQueue::ConnectionQueue(int maxConnections, std::atomic<int> *openGauge)
     : m_maxConnections(std::max(1, maxConnections))
+    , m_openGauge(openGauge)
     , m_connections(std::make_unique<httplib::ThreadPool>(std::size_t(m_maxConnections)))
     , m_spares(std::make_unique<httplib::ThreadPool>(std::size_t(SpareThreads)))
 {}
@@ -25,9 +26,13 @@ void ConnectionQueue::enqueue(std::function<void()> connection)
 {
     // Counted when accepted, not when a thread picks it up, so the pool's queue never grows.
     if (++m_open <= m_maxConnections) {
+        if (m_openGauge)
+            m_openGauge->fetch_add(1, std::memory_order_relaxed);
         m_connections->enqueue([this, connection = std::move(connection)] {
             connection();
             --m_open;
+            if (m_openGauge)
+                m_openGauge->fetch_sub(1, std::memory_order_relaxed);
         });
         return;
     }

@@ -19,7 +19,8 @@ class ConnectionQueue final : public httplib::TaskQueue {
 public:
     static constexpr int SpareThreads = 16;
 
-    explicit ConnectionQueue(int maxConnections);
+    // `openGauge`, when given, follows the open connections too (summed over ports, for /metrics).
+    explicit ConnectionQueue(int maxConnections, std::atomic<int> *openGauge = nullptr);
     ~ConnectionQueue() override;
 
     void enqueue(std::function<void()> connection) override;
@@ -32,6 +33,7 @@ public:
 private:
     const int m_maxConnections;
     std::atomic<int> m_open = 0;
+    std::atomic<int> *const m_openGauge;
     std::unique_ptr<httplib::ThreadPool> m_connections;
     std::unique_ptr<httplib::ThreadPool> m_spares;
 };

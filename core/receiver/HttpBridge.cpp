@@ -1,9 +1,17 @@
 #include "HttpBridge.h"
 
 #include "ConnectionQueue.h"
+#include "MetricsAccess.h"
+#include "ReceiverMetrics.h"
 #include "RequestRouter.h"
+#include "RouteLabel.h"
 
+#include <QDateTime>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QStringBuilder>
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <vector>
 
@@ -12,6 +20,16 @@ namespace multilane::HttpBridge {
 namespace {
 
 constexpr std::size_t StreamBufferSize = 64 * 1024;
+
+// The request this connection thread is serving: when its headers were in, and the body bytes
+// read so far (by the service or drained). `started` is false for a request httplib refused
+// before any handler ran (a malformed request line).
+struct RequestTrace {
+    std::chrono::steady_clock::time_point start;
+    qint64 bytesIn = 0;
+    bool started = false;
+};
+thread_local RequestTrace t_trace;
 
 QByteArray bytes(const std::string &text)
 {
@@ -56,6 +74,7 @@ public:
         bool accepting = true;
         qint64 dropped = 0;
         m_readToEnd = m_content([&](const char *data, std::size_t length) {
+            t_trace.bytesIn += qint64(length);
             if (accepting) {
                 accepting = sink(data, length);
                 return true;
@@ -118,6 +137,48 @@ bool refusedAsBusy(httplib::Response &response)
     response.set_header("Retry-After", "1");
     response.set_header("Connection", "close");
     return true;
+}
+
+// A logfmt value: bare when it is a plain token, else quoted with \" and \\ escaped; control
+// characters (a hostile path may hold a newline) become '?', so one request stays one line.
+QString logfmtValue(QStringView text)
+{
+    if (text.isEmpty())
+        return QStringLiteral("\"\"");
+    bool plain = true;
+    for (const QChar c : text) {
+        if (c.unicode() <= 0x20 || c == QLatin1Char('"') || c == QLatin1Char('=') || c == QLatin1Char('\\') ||
+            c.unicode() == 0x7f)
+            plain = false;
+    }
+    if (plain)
+        return text.toString();
+    QString quoted = QStringLiteral("\"");
+    for (const QChar c : text) {
+        if (c == QLatin1Char('"') || c == QLatin1Char('\\'))
+            quoted += QLatin1Char('\\');
+        quoted += (c.unicode() < 0x20 || c.unicode() == 0x7f) ? QLatin1Char('?') : c;
+    }
+    return quoted + QLatin1Char('"');
+}
+
+QString logfmtValue(std::string_view text)
+{
+    return logfmtValue(QString::fromUtf8(text.data(), qsizetype(std::min<std::size_t>(text.size(), 300))));
+}
+
+QString peerOf(const httplib::Request &request)
+{
+    const QString address = QString::fromStdString(request.remote_addr);
+    const QString host =
+        address.contains(QLatin1Char(':')) ? QLatin1Char('[') + address + QLatin1Char(']') : address;
+    return host % QLatin1Char(':') % QString::number(request.remote_port);
+}
+
+qint64 bytesOut(const httplib::Response &response)
+{
+    // A streamed body (the probe) has its length in content_length_ and an empty `body`.
+    return qint64(response.content_length_ > 0 ? response.content_length_ : response.body.size());
 }
 
 } // namespace
@@ -221,6 +282,80 @@ void fillException(httplib::Response &response)
                        ErrorCode::StorageError,
                        QStringLiteral("the receiver failed on this request (out of memory?); try again"))),
                    response);
+}
+
+void serveMetrics(const ReceiverMetrics &metrics, const MetricsAccess &access,
+                  const httplib::Request &request, httplib::Response &response)
+{
+    if (!access.allows(QByteArray::fromStdString(request.get_header_value("Authorization")))) {
+        // Built here rather than as a ReceiverError: `unauthorized` belongs to the metrics port.
+        const QJsonObject error{
+            {QStringLiteral("code"), QStringLiteral("unauthorized")},
+            {QStringLiteral("message"),
+             QStringLiteral("/metrics needs 'Authorization: Bearer TOKEN' with the token of the receiver's "
+                            "--metrics-token-file")}};
+        const QByteArray body =
+            QJsonDocument(QJsonObject{{QStringLiteral("error"), error}}).toJson(QJsonDocument::Compact);
+        response.status = 401;
+        response.set_header("WWW-Authenticate", "Bearer");
+        response.set_content(body.constData(), std::size_t(body.size()), "application/json");
+        return;
+    }
+    const QByteArray text = metrics.render();
+    response.status = 200;
+    response.set_content(text.constData(), std::size_t(text.size()),
+                         "text/plain; version=0.0.4; charset=utf-8");
+}
+
+void beginRequest()
+{
+    if (t_trace.started)
+        return; // the expect-100 handler already began it
+    t_trace = {std::chrono::steady_clock::now(), 0, true};
+}
+
+void finishRequest(const httplib::Request &request, const httplib::Response &response,
+                   const RequestObservers &observers)
+{
+    const RequestTrace trace = std::exchange(t_trace, RequestTrace());
+    if (observers.metrics) {
+        observers.metrics->countRequest(RouteLabel::of(request.method, request.path).kind, response.status,
+                                        trace.bytesIn, bytesOut(response));
+        if (ConnectionQueue::refusing())
+            observers.metrics->countBusyRefusal();
+    }
+    if (!observers.accessLog)
+        return;
+    const double milliseconds =
+        trace.started
+            ? std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - trace.start)
+                  .count()
+            : 0.0;
+    const QString token = observers.tokenId ? observers.tokenId(request) : QString();
+    observers.accessLog(accessLine(request, response, trace.bytesIn, milliseconds,
+                                   token.isEmpty() ? QStringLiteral("-") : token));
+}
+
+QString accessLine(const httplib::Request &request, const httplib::Response &response, qint64 bytesIn,
+                   double milliseconds, const QString &tokenId)
+{
+    const RouteLabel route = RouteLabel::of(request.method, request.path);
+    QString line = QStringLiteral("ts=") % QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs) %
+                   QStringLiteral(" method=") % logfmtValue(request.method) % QStringLiteral(" route=") %
+                   QLatin1String(RouteLabel::pathTemplate(route.kind));
+    if (!route.id.empty())
+        line += QStringLiteral(" id=") % logfmtValue(route.id);
+    if (!route.chunk.empty())
+        line += QStringLiteral(" chunk=") % logfmtValue(route.chunk);
+    if (!route.filePath.empty())
+        line += QStringLiteral(" path=") % logfmtValue(route.filePath);
+    else if (route.kind == RouteLabel::Kind::Unknown)
+        line += QStringLiteral(" path=") % logfmtValue(std::string_view(request.path));
+    line += QStringLiteral(" status=") % QString::number(response.status) % QStringLiteral(" bytes_in=") %
+            QString::number(bytesIn) % QStringLiteral(" bytes_out=") % QString::number(bytesOut(response)) %
+            QStringLiteral(" ms=") % QString::number(milliseconds, 'f', 1) % QStringLiteral(" peer=") %
+            logfmtValue(peerOf(request)) % QStringLiteral(" token=") % logfmtValue(tokenId);
+    return line;
 }
 
 std::optional<QString> logLine(const httplib::Request &request, const httplib::Response &response)

@@ -2,12 +2,18 @@
 
 #include "ReceiverService.h"
 
+#include <functional>
 #include <httplib.h>
 #include <optional>
 
 // Glue between cpp-httplib and ReceiverService: turns a httplib request into a ServiceRequest
 // whose body streams from the socket, and a ServiceResponse back into a httplib response.
 // Private to the receiver library (it is the only place that includes httplib.h besides the server).
+namespace multilane {
+class MetricsAccess;
+class ReceiverMetrics;
+} // namespace multilane
+
 namespace multilane::HttpBridge {
 
 // A request body not read by the handler (an early error) is read and dropped up to this much so
@@ -31,5 +37,24 @@ void fillLibraryError(const httplib::Request &request, httplib::Response &respon
 void fillException(httplib::Response &response);
 // A log line for failed requests and finished files; nothing for routine traffic.
 std::optional<QString> logLine(const httplib::Request &request, const httplib::Response &response);
+
+// GET /metrics: the counters, or 401 without the token `access` asks for.
+void serveMetrics(const ReceiverMetrics &metrics, const MetricsAccess &access,
+                  const httplib::Request &request, httplib::Response &response);
+
+// Per-request bookkeeping on the connection's thread (httplib runs a request's handlers and its
+// logger on one thread): beginRequest() when the headers are in, finishRequest() from the logger
+// once the response is written, which counts it and formats its access-log line.
+void beginRequest();
+struct RequestObservers {
+    ReceiverMetrics *metrics = nullptr;
+    std::function<void(const QString &line)> accessLog;       // unset: no access log
+    std::function<QString(const httplib::Request &)> tokenId; // unset: token=-
+};
+void finishRequest(const httplib::Request &request, const httplib::Response &response,
+                   const RequestObservers &observers);
+// One logfmt line: ts=… method=… route=… status=… bytes_in=… bytes_out=… ms=… peer=… token=…
+QString accessLine(const httplib::Request &request, const httplib::Response &response, qint64 bytesIn,
+                   double milliseconds, const QString &tokenId);
 
 } // namespace multilane::HttpBridge

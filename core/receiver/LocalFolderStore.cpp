@@ -131,6 +131,8 @@ QStringList LocalFolderStore::sweep(const UploadSweeper::Policy &policy, UploadS
     for (const UploadSweeper::Removed &removed : UploadSweeper(m_uploads, policy).sweep(now)) {
         if (!removed.id.isEmpty())
             m_prefixes.forget(removed.id);
+        if (removed.expiredUpload)
+            ++m_expiredUploads;
         lines.append(removed.line);
     }
     return lines;

@@ -7,6 +7,7 @@
 #include "UploadSweeper.h"
 
 #include <QString>
+#include <atomic>
 #include <optional>
 
 namespace multilane {
@@ -27,6 +28,8 @@ public:
     PrefixHasher &prefixHasher() { return m_prefixes; }
     // Removes expired uploads, .done records and leftovers (UploadSweeper); one log line each.
     QStringList sweep(const UploadSweeper::Policy &policy, UploadSweeper::Clock::time_point now);
+    // Unfinished uploads sweep() expired since this store was made (for /metrics).
+    quint64 expiredUploads() const { return m_expiredUploads; }
 
     StoreResult<CreateOutcome> createUpload(const UploadSpec &spec) override;
     StoreResult<UploadState> findUpload(const QByteArray &id) override;
@@ -52,6 +55,7 @@ private:
     QByteArray m_uploads; // <root>/.multilane/uploads
     FilePlacer m_placer;
     PrefixHasher m_prefixes;
+    std::atomic<quint64> m_expiredUploads = 0;
 };
 
 } // namespace multilane

@@ -20,6 +20,8 @@ constexpr std::size_t KeepAliveRequests = 1000000; // httplib's default of 5 wou
 // Every path goes to the service, which refuses what it must: ".*" would not match a decoded
 // newline (%0a), and httplib would answer such a path 404 instead of 400 bad_path.
 constexpr char AnyPath[] = "[\\s\\S]*";
+constexpr std::size_t MetricsThreads = 4;
+constexpr std::size_t MetricsPayloadLimit = 64 * 1024;
 
 // httplib only says that bind failed; a test bind of our own finds out why.
 QString bindProblem(const ListenAddress &address)
@@ -59,6 +61,7 @@ QString bindProblem(const ListenAddress &address)
 struct ReceiverServer::Listener {
     httplib::Server http;
     ListenAddress address;
+    bool metricsOnly = false;
     std::thread thread;
     std::atomic<bool> finished = false;
 };
@@ -70,6 +73,8 @@ ReceiverServer::ReceiverServer(ReceiverService &service)
 ReceiverServer::ReceiverServer(ReceiverService &service, Options options)
     : m_service(service)
     , m_options(std::move(options))
+    , m_metrics(m_options.metrics ? m_options.metrics : &m_ownMetrics)
+    , m_metricsAccess(m_options.metricsToken)
 {}
 
 ReceiverServer::~ReceiverServer()
@@ -80,12 +85,15 @@ ReceiverServer::~ReceiverServer()
 std::optional<QString> ReceiverServer::start(const QList<ListenAddress> &addresses)
 {
     stop();
-    ReceiverService &service = m_service;
-    for (const ListenAddress &address : addresses) {
+    QList<std::pair<ListenAddress, bool>> wanted; // address, metrics only
+    for (const ListenAddress &address : addresses)
+        wanted.append({address, false});
+    if (m_options.metricsAddress)
+        wanted.append({*m_options.metricsAddress, true});
+    for (const auto &[address, metricsOnly] : wanted) {
         auto listener = std::make_unique<Listener>();
+        listener->metricsOnly = metricsOnly;
         httplib::Server &http = listener->http;
-        const int maxConnections = m_options.maxConnections;
-        http.new_task_queue = [maxConnections] { return new ConnectionQueue(maxConnections); };
         http.set_keep_alive_max_count(KeepAliveRequests);
         http.set_keep_alive_timeout(std::max(1, m_options.idleTimeoutSeconds));
         http.set_read_timeout(m_options.ioTimeoutSeconds);
@@ -97,53 +105,105 @@ std::optional<QString> ReceiverServer::start(const QList<ListenAddress> &address
             const int yes = 1;
             ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
         });
-        const auto withBody = [&service](const httplib::Request &request, httplib::Response &response,
-                                         const httplib::ContentReader &content) {
-            HttpBridge::handleWithBody(service, request, response, content);
-        };
-        http.Put(AnyPath, withBody);
-        http.Post(AnyPath, withBody);
-        http.Delete(AnyPath, withBody);
-        // Without a handler httplib would read a PATCH body until the connection closes.
-        http.Patch(AnyPath, withBody);
-        const auto withoutBody = [&service](const httplib::Request &request, httplib::Response &response) {
-            HttpBridge::handleWithoutBody(service, request, response);
-        };
-        http.Get(AnyPath, withoutBody);
-        http.Options(AnyPath, withoutBody);
-        http.set_expect_100_continue_handler(
-            [&service](const httplib::Request &request, httplib::Response &response) {
-                return HttpBridge::answerExpectContinue(service, request, response);
-            });
-        http.set_error_handler([](const httplib::Request &request, httplib::Response &response) {
-            HttpBridge::fillLibraryError(request, response);
-        });
-        http.set_exception_handler([](const httplib::Request &, httplib::Response &response,
-                                      std::exception_ptr) { HttpBridge::fillException(response); });
-        if (m_options.log) {
-            http.set_logger(
-                [log = m_options.log](const httplib::Request &request, const httplib::Response &response) {
-                    if (const auto line = HttpBridge::logLine(request, response))
-                        log(*line);
-                });
-        }
-
-        int port = address.port;
-        if (port == 0)
-            port = http.bind_to_any_port(address.host.toStdString());
-        else if (!http.bind_to_port(address.host.toStdString(), port))
-            port = -1;
-        if (port <= 0) {
+        if (metricsOnly)
+            serveMetricsOnly(http);
+        else
+            serveUploads(http);
+        observe(http);
+        if (auto problem = bind(*listener, address)) {
             for (const auto &bound : m_listeners)
                 launch(*bound); // httplib only closes a listening socket through stop()
             stop();
-            return QStringLiteral("cannot listen on %1: %2").arg(address.toString(), bindProblem(address));
+            return problem;
         }
-        listener->address = {address.host, quint16(port)};
         m_listeners.push_back(std::move(listener));
     }
     for (const auto &listener : m_listeners)
         launch(*listener);
+    return std::nullopt;
+}
+
+void ReceiverServer::serveUploads(httplib::Server &http)
+{
+    ReceiverService &service = m_service;
+    const int maxConnections = m_options.maxConnections;
+    std::atomic<int> *open = &m_metrics->openConnections();
+    http.new_task_queue = [maxConnections, open] { return new ConnectionQueue(maxConnections, open); };
+    // Registered before the catch-all routes, which it would otherwise fall to (404).
+    if (m_metricsAccess.requiresToken()) {
+        http.Get("/metrics", [this](const httplib::Request &request, httplib::Response &response) {
+            HttpBridge::serveMetrics(*m_metrics, m_metricsAccess, request, response);
+        });
+    }
+    const auto withBody = [&service](const httplib::Request &request, httplib::Response &response,
+                                     const httplib::ContentReader &content) {
+        HttpBridge::handleWithBody(service, request, response, content);
+    };
+    http.Put(AnyPath, withBody);
+    http.Post(AnyPath, withBody);
+    http.Delete(AnyPath, withBody);
+    // Without a handler httplib would read a PATCH body until the connection closes.
+    http.Patch(AnyPath, withBody);
+    const auto withoutBody = [&service](const httplib::Request &request, httplib::Response &response) {
+        HttpBridge::handleWithoutBody(service, request, response);
+    };
+    http.Get(AnyPath, withoutBody);
+    http.Options(AnyPath, withoutBody);
+    http.set_expect_100_continue_handler(
+        [&service](const httplib::Request &request, httplib::Response &response) {
+            HttpBridge::beginRequest();
+            return HttpBridge::answerExpectContinue(service, request, response);
+        });
+}
+
+void ReceiverServer::serveMetricsOnly(httplib::Server &http)
+{
+    // A scraper and a health check need few threads; a large body sent here is refused, not read.
+    http.new_task_queue = [] { return new httplib::ThreadPool(MetricsThreads); };
+    http.set_payload_max_length(MetricsPayloadLimit);
+    http.Get("/metrics", [this](const httplib::Request &request, httplib::Response &response) {
+        HttpBridge::serveMetrics(*m_metrics, m_metricsAccess, request, response);
+    });
+    ReceiverService &service = m_service;
+    http.Get("/v1/health", [&service](const httplib::Request &request, httplib::Response &response) {
+        HttpBridge::handleWithoutBody(service, request, response);
+    });
+}
+
+// What every listener shares: our JSON errors, the per-request counters and log lines.
+void ReceiverServer::observe(httplib::Server &http)
+{
+    http.set_pre_routing_handler([](const httplib::Request &, httplib::Response &) {
+        HttpBridge::beginRequest();
+        return httplib::Server::HandlerResponse::Unhandled;
+    });
+    http.set_error_handler([](const httplib::Request &request, httplib::Response &response) {
+        HttpBridge::fillLibraryError(request, response);
+    });
+    http.set_exception_handler([](const httplib::Request &, httplib::Response &response, std::exception_ptr) {
+        HttpBridge::fillException(response);
+    });
+    HttpBridge::RequestObservers observers{m_metrics, m_options.accessLog, m_options.tokenId};
+    http.set_logger(
+        [log = m_options.log, observers](const httplib::Request &request, const httplib::Response &response) {
+            HttpBridge::finishRequest(request, response, observers);
+            if (!log)
+                return;
+            if (const auto line = HttpBridge::logLine(request, response))
+                log(*line);
+        });
+}
+
+std::optional<QString> ReceiverServer::bind(Listener &listener, const ListenAddress &address)
+{
+    int port = address.port;
+    if (port == 0)
+        port = listener.http.bind_to_any_port(address.host.toStdString());
+    else if (!listener.http.bind_to_port(address.host.toStdString(), port))
+        port = -1;
+    if (port <= 0)
+        return QStringLiteral("cannot listen on %1: %2").arg(address.toString(), bindProblem(address));
+    listener.address = {address.host, quint16(port)};
     return std::nullopt;
 }
 
@@ -162,9 +222,20 @@ void ReceiverServer::launch(Listener &listener)
 QList<ListenAddress> ReceiverServer::boundAddresses() const
 {
     QList<ListenAddress> bound;
-    for (const auto &listener : m_listeners)
-        bound.append(listener->address);
+    for (const auto &listener : m_listeners) {
+        if (!listener->metricsOnly)
+            bound.append(listener->address);
+    }
     return bound;
+}
+
+std::optional<ListenAddress> ReceiverServer::boundMetricsAddress() const
+{
+    for (const auto &listener : m_listeners) {
+        if (listener->metricsOnly)
+            return listener->address;
+    }
+    return std::nullopt;
 }
 
 void ReceiverServer::stop()

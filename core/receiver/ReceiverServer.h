@@ -1,6 +1,8 @@
 #pragma once
 
 #include "ListenAddress.h"
+#include "MetricsAccess.h"
+#include "ReceiverMetrics.h"
 
 #include <QList>
 #include <QString>
@@ -8,6 +10,11 @@
 #include <memory>
 #include <optional>
 #include <vector>
+
+namespace httplib {
+struct Request;
+class Server;
+} // namespace httplib
 
 namespace multilane {
 
@@ -25,6 +32,18 @@ public:
         int ioTimeoutSeconds = 60;
         // Called from server threads for failed requests and finished files; unset = silent.
         std::function<void(const QString &line)> log;
+        // Called from server threads with one logfmt line per request (HttpBridge::accessLine).
+        std::function<void(const QString &line)> accessLog;
+        // The access log's `token` field: which token a request used (never the token itself).
+        // Called concurrently from server threads, after the response was written.
+        std::function<QString(const httplib::Request &request)> tokenId;
+        // Where the counters go (it must outlive the server); unset: the server keeps its own.
+        ReceiverMetrics *metrics = nullptr;
+        // A listener that serves only GET /metrics and GET /v1/health.
+        std::optional<ListenAddress> metricsAddress;
+        // With a token, the upload ports serve /metrics to requests that bear it (and the metrics
+        // listener asks for it too); without one, /metrics is only on metricsAddress.
+        QByteArray metricsToken;
     };
 
     explicit ReceiverServer(ReceiverService &service);
@@ -38,15 +57,25 @@ public:
     std::optional<QString> start(const QList<ListenAddress> &addresses);
     // The addresses as bound, with the real port where port 0 was asked for.
     QList<ListenAddress> boundAddresses() const;
+    // The metrics listener as bound, when there is one.
+    std::optional<ListenAddress> boundMetricsAddress() const;
+    ReceiverMetrics &metrics() { return *m_metrics; }
     // Stops accepting, lets running requests finish and joins the threads. Idempotent.
     void stop();
 
 private:
     struct Listener;
     static void launch(Listener &listener);
+    void serveUploads(httplib::Server &http);
+    void serveMetricsOnly(httplib::Server &http);
+    void observe(httplib::Server &http);
+    std::optional<QString> bind(Listener &listener, const ListenAddress &address);
 
     ReceiverService &m_service;
     Options m_options;
+    ReceiverMetrics m_ownMetrics;
+    ReceiverMetrics *m_metrics;
+    MetricsAccess m_metricsAccess;
     std::vector<std::unique_ptr<Listener>> m_listeners;
 };
 

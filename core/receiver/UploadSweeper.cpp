@@ -131,9 +131,11 @@ std::optional<UploadSweeper::Removed> UploadSweeper::expireUpload(const QByteArr
     }
     for (const char *suffix : UploadSuffixes)
         ::unlink(QByteArray(base + suffix).constData()); // .chunks among them while still locked
-    return Removed{id, QStringLiteral("expired the unfinished upload %1 (%2%3), untouched since %4")
-                           .arg(QString::fromLatin1(id), spec ? spec->path : QStringLiteral("no record"),
-                                held, timeText(*last))};
+    return Removed{id,
+                   QStringLiteral("expired the unfinished upload %1 (%2%3), untouched since %4")
+                       .arg(QString::fromLatin1(id), spec ? spec->path : QStringLiteral("no record"), held,
+                            timeText(*last)),
+                   true};
 }
 
 } // namespace multilane

@@ -25,8 +25,9 @@ public:
         std::chrono::seconds leftoverAfter{3 * 3600};    // temporary files (a PUT writes every 60 s)
     };
     struct Removed {
-        QByteArray id; // empty for a temporary file
-        QString line;  // for the log
+        QByteArray id;              // empty for a temporary file
+        QString line;               // for the log
+        bool expiredUpload = false; // an unfinished upload (not a .done record or leftover)
     };
 
     UploadSweeper(const QByteArray &uploadsFolder, Policy policy);
