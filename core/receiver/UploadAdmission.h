@@ -1,0 +1,42 @@
+#pragma once
+
+#include "AccessToken.h"
+#include "DiskSpace.h"
+#include "ReceiverError.h"
+#include "ReceiverLimits.h"
+
+#include <optional>
+
+namespace multilane {
+
+class UploadStore;
+
+// Decides whether new bytes may come in: file and chunk size limits, a token's quota and
+// unfinished-upload count, and the free-space reserve. Each refusal carries the figures and
+// says what to do. Only reads; the caller serialises admit-then-create where it matters.
+class UploadAdmission {
+public:
+    UploadAdmission(UploadStore &store, ReceiverLimits limits, DiskSpace::Source freeSpace);
+
+    const ReceiverLimits &limits() const { return m_limits; }
+
+    std::optional<ReceiverError> checkFileSize(const QString &path, qint64 size) const;
+    std::optional<ReceiverError> checkChunkSize(qint64 chunkSize) const;
+    // A new upload (POST /v1/uploads that creates one) or a whole file (PUT /v1/files) of `size`
+    // bytes at `path` by `token`. Resumed uploads are not asked: their space is already counted.
+    std::optional<ReceiverError> admitNewFile(const AccessToken &token, const QString &path, qint64 size,
+                                              bool isUpload) const;
+    // Before a chunk is written: refused while free space is below the reserve, so the disk never
+    // fills up under an upload (whose .part and records stay intact for a later retry).
+    std::optional<ReceiverError> admitChunkWrite(qint64 index) const;
+
+private:
+    std::optional<ReceiverError> checkQuota(const AccessToken &token, const QString &path, qint64 size) const;
+    std::optional<ReceiverError> checkReserve(const QString &path, qint64 size) const;
+
+    UploadStore &m_store;
+    ReceiverLimits m_limits;
+    DiskSpace::Source m_freeSpace;
+};
+
+} // namespace multilane
