@@ -1,10 +1,13 @@
 // multilane-receiver: serves one storage folder on one or more HTTP ports until SIGINT/SIGTERM.
+#include "ByteSize.h"
+#include "DiskSpace.h"
 #include "DurationText.h"
 #include "ListenAddress.h"
 #include "LocalFolderStore.h"
 #include "PeriodicTask.h"
 #include "ReceiverServer.h"
 #include "ReceiverService.h"
+#include "TokenFile.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -12,6 +15,7 @@
 #include <QMutex>
 #include <csignal>
 #include <cstdio>
+#include <optional>
 #include <pthread.h>
 
 using namespace multilane;
@@ -32,6 +36,22 @@ void logLine(const QString &line)
     const QMutexLocker locker(&mutex);
     const QString stamp = QDateTime::currentDateTime().toString(Qt::ISODateWithMs);
     std::fprintf(stderr, "%s %s\n", qPrintable(stamp), qPrintable(line));
+}
+
+// A SIZE option (512M, 2G, …) that must be at least `minimum`; nullopt after printing why not.
+std::optional<qint64> sizeOption(const QCommandLineParser &parser, const QCommandLineOption &option,
+                                 qint64 minimum)
+{
+    const QString text = parser.value(option);
+    const auto bytes = ByteSize::parse(text);
+    if (!bytes || *bytes < minimum) {
+        refuse(QStringLiteral("--%1 takes a size such as 512M or 2G (at least %2 bytes), not '%3'")
+                   .arg(option.names().constFirst())
+                   .arg(minimum)
+                   .arg(text));
+        return std::nullopt;
+    }
+    return bytes;
 }
 
 } // namespace
@@ -85,8 +105,31 @@ int main(int argc, char *argv[])
         QStringLiteral("Close a kept-alive connection that sends no request for this long, e.g. 10s. "
                        "Default: 10s."),
         QStringLiteral("DURATION"), QStringLiteral("10s"));
-    parser.addOptions(
-        {storageOption, listenOption, quietOption, expireOption, maxConnectionsOption, idleTimeoutOption});
+    const QCommandLineOption tokenFileOption(
+        QStringLiteral("token-file"),
+        QStringLiteral("Require 'Authorization: Bearer <token>' with one of the tokens in FILE (one per "
+                       "line, optional id=, folder=, quota=; see docs/admin.md). Without it anyone who "
+                       "can reach the ports may upload."),
+        QStringLiteral("FILE"));
+    const QCommandLineOption maxFileSizeOption(QStringLiteral("max-file-size"),
+                                               QStringLiteral("Largest file accepted. Default: 1T."),
+                                               QStringLiteral("SIZE"), QStringLiteral("1T"));
+    const QCommandLineOption maxChunkSizeOption(
+        QStringLiteral("max-chunk-size"),
+        QStringLiteral("Largest chunk accepted (the client sends at most 64M). Default: 256M."),
+        QStringLiteral("SIZE"), QStringLiteral("256M"));
+    const QCommandLineOption diskReserveOption(
+        QStringLiteral("disk-reserve"),
+        QStringLiteral("Free space on the storage disk that uploads never use; new uploads that would "
+                       "cut into it and chunk writes while below it get 507. Default: 512M."),
+        QStringLiteral("SIZE"), QStringLiteral("512M"));
+    const QCommandLineOption maxUnfinishedOption(
+        QStringLiteral("max-unfinished"),
+        QStringLiteral("Unfinished uploads a token (its folder) may have open at once. Default: 1000."),
+        QStringLiteral("N"), QStringLiteral("1000"));
+    parser.addOptions({storageOption, listenOption, quietOption, expireOption, maxConnectionsOption,
+                       idleTimeoutOption, tokenFileOption, maxFileSizeOption, maxChunkSizeOption,
+                       diskReserveOption, maxUnfinishedOption});
     if (!parser.parse(QCoreApplication::arguments()))
         return refuse(parser.errorText() + QStringLiteral(" (see --help)"));
     if (parser.isSet(QStringLiteral("help")))
@@ -124,10 +167,34 @@ int main(int argc, char *argv[])
         return refuse(QStringLiteral("--idle-timeout takes a duration from 1s to 1h, not '%1'")
                           .arg(parser.value(idleTimeoutOption)));
 
+    ReceiverService::Options serviceOptions;
+    ReceiverLimits &limits = serviceOptions.limits;
+    const auto maxFileSize = sizeOption(parser, maxFileSizeOption, 1);
+    const auto maxChunkSize = sizeOption(parser, maxChunkSizeOption, 1);
+    const auto diskReserve = sizeOption(parser, diskReserveOption, 0);
+    if (!maxFileSize || !maxChunkSize || !diskReserve)
+        return ExitBadInput;
+    limits.maxFileSize = *maxFileSize;
+    limits.maxChunkSize = *maxChunkSize;
+    limits.diskReserve = *diskReserve;
+    limits.maxUnfinished = parser.value(maxUnfinishedOption).toLongLong(&numberOk);
+    if (!numberOk || limits.maxUnfinished < 1)
+        return refuse(QStringLiteral("--max-unfinished takes a number of at least 1, not '%1'")
+                          .arg(parser.value(maxUnfinishedOption)));
+    if (parser.isSet(tokenFileOption)) {
+        const TokenFile::Result tokens = TokenFile::load(parser.value(tokenFileOption));
+        if (!tokens.error.isEmpty())
+            return refuse(tokens.error);
+        serviceOptions.access = AccessPolicy(tokens.tokens);
+    }
+
     LocalFolderStore store(parser.value(storageOption));
     if (const auto problem = store.prepare())
         return refuse(problem->message);
-    ReceiverService service(store);
+    serviceOptions.freeSpace = DiskSpace::of(store.storageFolder());
+    const bool tokensRequired = serviceOptions.access.requiresToken();
+    const qsizetype tokenCount = serviceOptions.access.tokens().size();
+    ReceiverService service(store, std::move(serviceOptions));
     ReceiverServer::Options options;
     options.maxConnections = maxConnections;
     options.idleTimeoutSeconds = int(idleTimeout->count());
@@ -143,6 +210,13 @@ int main(int argc, char *argv[])
     std::fflush(stdout);
     if (!quiet)
         logLine(QStringLiteral("storing into %1").arg(store.storageFolder()));
+    if (!quiet && tokensRequired)
+        logLine(QStringLiteral("%1 token(s) loaded; requests other than GET /v1/health need one")
+                    .arg(tokenCount));
+    else if (!quiet)
+        logLine(QStringLiteral("warning: no --token-file, so anyone who can reach these ports may upload "
+                               "and use the speed test; give a token file (docs/admin.md) unless the "
+                               "network is trusted"));
 
     // At start and every minute: the sweep takes the locks a writer takes, so other receiver
     // processes on the same folder are safe.
