@@ -1,6 +1,8 @@
 #include "HttpBridge.h"
 
 #include "ConnectionQueue.h"
+#include "HeaderLimitedServer.h"
+#include "ReceiverLimits.h"
 
 #include <algorithm>
 #include <memory>
@@ -166,6 +168,17 @@ void fillLibraryError(const httplib::Request &request, httplib::Response &respon
 {
     if (!response.body.empty())
         return; // already ours
+    if (HeaderLimitedServer::headBudgetExceeded()) {
+        toHttpResponse(ServiceResponse::error(ReceiverError::make(
+                           ErrorCode::HeadersTooLarge,
+                           QStringLiteral("the request line and headers are longer than this receiver reads; "
+                                          "send at most %1 header fields of %2 bytes in all")
+                               .arg(ReceiverLimits().maxHeaderCount)
+                               .arg(ReceiverLimits().maxHeaderBytes))),
+                       response);
+        response.set_header("Connection", "close"); // the rest of the head is still on the wire
+        return;
+    }
     ErrorCode code = ErrorCode::BadRequest;
     if (response.status == 404 || response.status == 405)
         code = ErrorCode::NotFound;

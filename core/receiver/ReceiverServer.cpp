@@ -1,7 +1,9 @@
 #include "ReceiverServer.h"
 
 #include "ConnectionQueue.h"
+#include "HeaderLimitedServer.h"
 #include "HttpBridge.h"
+#include "ReceiverLimits.h"
 
 #include <arpa/inet.h>
 #include <atomic>
@@ -53,8 +55,12 @@ QString bindProblem(const ListenAddress &address)
 
 } // namespace
 
+// A request's head (request line and header fields) may have this many bytes: the service's
+// header limit plus room for the request line, so the service, not the budget, answers first.
+constexpr std::size_t HeadBudget = std::size_t(ReceiverLimits().maxHeaderBytes) + 16 * 1024;
+
 struct ReceiverServer::Listener {
-    httplib::Server http;
+    HeaderLimitedServer http{HeadBudget};
     ListenAddress address;
     std::thread thread;
     std::atomic<bool> finished = false;
