@@ -12,6 +12,7 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDateTime>
+#include <QFile>
 #include <QMutex>
 #include <csignal>
 #include <cstdio>
@@ -210,10 +211,14 @@ int main(int argc, char *argv[])
     std::fflush(stdout);
     if (!quiet)
         logLine(QStringLiteral("storing into %1").arg(store.storageFolder()));
-    if (!quiet && tokensRequired)
+    if (!quiet && tokensRequired) {
         logLine(QStringLiteral("%1 token(s) loaded; requests other than GET /v1/health need one")
                     .arg(tokenCount));
-    else if (!quiet)
+        const QString tokenFile = parser.value(tokenFileOption);
+        if (QFile::permissions(tokenFile) & QFileDevice::ReadOther)
+            logLine(QStringLiteral("warning: every user of this machine may read %1; chmod o-r it")
+                        .arg(tokenFile));
+    } else if (!quiet)
         logLine(QStringLiteral("warning: no --token-file, so anyone who can reach these ports may upload "
                                "and use the speed test; give a token file (docs/admin.md) unless the "
                                "network is trusted"));

@@ -74,9 +74,9 @@ std::optional<ReceiverError> UploadAdmission::admitNewFile(const AccessToken &to
             return error;
         }
     }
-    if (const auto overQuota = checkQuota(token, path, size))
-        return overQuota;
-    return checkReserve(path, size);
+    if (const auto noRoom = checkReserve(path, size))
+        return noRoom;
+    return checkQuota(token, path, size); // last: it charges the folder for what it admits
 }
 
 std::optional<ReceiverError> UploadAdmission::checkQuota(const AccessToken &token, const QString &path,
@@ -85,9 +85,11 @@ std::optional<ReceiverError> UploadAdmission::checkQuota(const AccessToken &toke
     if (!token.quota)
         return std::nullopt;
     const qint64 quota = *token.quota;
-    const qint64 used = m_store.usage(token.folder, true).totalBytes();
-    if (used + size <= quota)
+    const qint64 used = usedBytes(token.folder);
+    if (used + size <= quota) {
+        charge(token.folder, size);
         return std::nullopt;
+    }
     const qint64 left = std::max<qint64>(0, quota - used);
     ReceiverError error = ReceiverError::make(
         ErrorCode::QuotaExceeded,
@@ -100,6 +102,26 @@ std::optional<ReceiverError> UploadAdmission::checkQuota(const AccessToken &toke
     error.figures.insert(QStringLiteral("usedBytes"), used);
     error.figures.insert(QStringLiteral("requestedBytes"), size);
     return error;
+}
+
+qint64 UploadAdmission::usedBytes(const QString &folder) const
+{
+    const std::lock_guard<std::mutex> lock(m_usageMutex);
+    const auto now = std::chrono::steady_clock::now();
+    const auto cached = m_usage.constFind(folder);
+    if (cached != m_usage.cend() && now - cached->measuredAt < UsageReuse)
+        return cached->bytes;
+    const qint64 bytes = m_store.usage(folder, true).totalBytes();
+    m_usage.insert(folder, {bytes, now});
+    return bytes;
+}
+
+void UploadAdmission::charge(const QString &folder, qint64 bytes) const
+{
+    const std::lock_guard<std::mutex> lock(m_usageMutex);
+    const auto cached = m_usage.find(folder);
+    if (cached != m_usage.end())
+        cached->bytes += bytes;
 }
 
 std::optional<ReceiverError> UploadAdmission::checkReserve(const QString &path, qint64 size) const
