@@ -1,5 +1,7 @@
 #include "HeaderLimitedServer.h"
 
+#include "ServiceMessages.h"
+
 #include <arpa/inet.h>
 #include <array>
 #include <cerrno>
@@ -67,6 +69,7 @@ public:
     void arm()
     {
         m_counting = true;
+        m_answered = false;
         m_headBytes = 0;
         t_headBudgetExceeded = false;
     }
@@ -90,8 +93,11 @@ public:
         return n;
     }
 
+    bool answered() const { return m_answered; }
+
     ssize_t write(const char *ptr, size_t size) override
     {
+        m_answered = true;
         if (!is_writable())
             return -1;
         ssize_t sent = 0;
@@ -145,11 +151,25 @@ private:
     int m_writeTimeoutMs;
     std::size_t m_budget;
     bool m_counting = false;
+    bool m_answered = false; // something was written for the current request
     std::size_t m_headBytes = 0;
     std::array<char, 4096> m_buffer{};
     std::size_t m_offset = 0;
     std::size_t m_filled = 0;
 };
+
+// httplib gives up without an answer when the request line alone is over the budget.
+void answerHeadTooLarge(HeadCountingStream &stream)
+{
+    const ServiceResponse refusal = ServiceResponse::error(ReceiverError::make(
+        ErrorCode::HeadersTooLarge, QStringLiteral("the request line is longer than this receiver reads; "
+                                                   "send a shorter path and query")));
+    const QByteArray head =
+        "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: " + refusal.contentType +
+        "\r\nContent-Length: " + QByteArray::number(refusal.body.size()) + "\r\nConnection: close\r\n\r\n";
+    const QByteArray whole = head + refusal.body;
+    stream.write(whole.constData(), std::size_t(whole.size()));
+}
 
 // Reads and drops what the client still sends, briefly, so the close does not reset the
 // connection before the client has read the refusal.
@@ -206,6 +226,8 @@ bool HeaderLimitedServer::process_and_close_socket(socket_t sock)
         stream.arm();
         ok = process_request(stream, left == 1, closed, [&stream](httplib::Request &) { stream.disarm(); });
         if (t_headBudgetExceeded) {
+            if (!stream.answered())
+                answerHeadTooLarge(stream);
             drainBriefly(sock);
             break;
         }
