@@ -173,8 +173,11 @@ std::optional<ReceiverError> ReceiverService::checkScope(const Route &route, con
                                        QStringLiteral("upload %1 does not exist (never created, aborted or "
                                                       "expired); create it again with POST /v1/uploads")
                                            .arg(QString::fromLatin1(route.id)));
-        if (!FolderScope::contains(token.folder, *path))
-            return forbidden(token, *path);
+        if (!FolderScope::contains(token.folder, *path)) // the message does not reveal that path
+            return ReceiverError::make(
+                ErrorCode::Forbidden, QStringLiteral("upload %1 is outside '%2/', the only folder token '%3' "
+                                                     "may use; use the id of an upload you created there")
+                                          .arg(QString::fromLatin1(route.id), token.folder, token.id));
         return std::nullopt;
     }
     case Route::Kind::Health:

@@ -295,6 +295,8 @@ private Q_SLOTS:
         for (const auto &reply : refused) {
             QCOMPARE(reply.status, 403);
             QCOMPARE(reply.errorCode(), QByteArray("forbidden"));
+            QVERIFY2(!reply.errorMessage().contains(QStringLiteral("secret")),
+                     qPrintable(reply.errorMessage()));
         }
         // An id that does not exist is simply not there.
         QCOMPARE(harness.call("GET", "/v1/uploads/" + QByteArray(32, 'b')).errorCode(),
