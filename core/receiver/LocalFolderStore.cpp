@@ -368,10 +368,6 @@ StoreResult<FinishedFile> LocalFolderStore::putFile(const QString &path, qint64 
     return placed;
 }
 
-} // namespace multilane
-
-namespace multilane {
-
 FolderUsage LocalFolderStore::usage(const QString &folder, bool withFinishedBytes)
 {
     FolderUsage usage;
