@@ -9,6 +9,7 @@
 #include <cstring>
 #include <netdb.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -17,10 +18,14 @@ namespace multilane {
 namespace {
 
 thread_local bool t_headBudgetExceeded = false;
+thread_local bool t_closeAfterResponse = false;
 
-constexpr int IdlePollMs = 50;            // how often an idle connection looks at stop()
-constexpr int DrainAfterRefusalMs = 1000; // after a 431: let the client read the answer
-constexpr std::size_t DrainAfterRefusalBytes = 8 << 20;
+constexpr int IdlePollMs = 50; // how often an idle connection looks at stop()
+// Before closing a connection the client is still sending on (a refused head, or a refused body
+// beyond HttpBridge's drain): read and drop this much, so the close does not reset the
+// connection and take the answer with it. A client that stops sending ends it at once.
+constexpr int LingerMs = 2000;
+constexpr std::size_t LingerBytes = std::size_t(64) << 20;
 
 // Waits until `fd` is ready for `events`; false on timeout or error.
 bool waitFor(int fd, short events, int timeoutMs)
@@ -72,6 +77,7 @@ public:
         m_answered = false;
         m_headBytes = 0;
         t_headBudgetExceeded = false;
+        t_closeAfterResponse = false;
     }
     void disarm() { m_counting = false; }
 
@@ -171,15 +177,21 @@ void answerHeadTooLarge(HeadCountingStream &stream)
     stream.write(whole.constData(), std::size_t(whole.size()));
 }
 
-// Reads and drops what the client still sends, briefly, so the close does not reset the
-// connection before the client has read the refusal.
+bool clientStillSending(int fd)
+{
+    int pending = 0;
+    return ::ioctl(fd, FIONREAD, &pending) == 0 && pending > 0;
+}
+
+// Half-closes, then reads and drops what the client still sends (bounded, see LingerMs), so the
+// kernel does not answer unread data with a reset before the client has read our answer.
 void drainBriefly(int fd)
 {
     ::shutdown(fd, SHUT_WR);
     std::array<char, 4096> sink{};
     std::size_t dropped = 0;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(DrainAfterRefusalMs);
-    while (dropped < DrainAfterRefusalBytes) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(LingerMs);
+    while (dropped < LingerBytes) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
             deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0 || !waitFor(fd, POLLIN, int(left.count())))
@@ -200,6 +212,11 @@ HeaderLimitedServer::HeaderLimitedServer(std::size_t headBudget)
 bool HeaderLimitedServer::headBudgetExceeded()
 {
     return t_headBudgetExceeded;
+}
+
+void HeaderLimitedServer::closeAfterResponse()
+{
+    t_closeAfterResponse = true;
 }
 
 bool HeaderLimitedServer::waitForRequest(socket_t sock) const
@@ -231,10 +248,14 @@ bool HeaderLimitedServer::process_and_close_socket(socket_t sock)
             drainBriefly(sock);
             break;
         }
-        if (!ok || closed)
+        if (!ok || closed || t_closeAfterResponse) {
+            if (clientStillSending(sock))
+                drainBriefly(sock);
             break;
+        }
     }
     t_headBudgetExceeded = false;
+    t_closeAfterResponse = false;
     ::shutdown(sock, SHUT_RDWR);
     ::close(sock);
     return ok;

@@ -35,6 +35,14 @@ QString printable(const std::string &text)
     return shown;
 }
 
+// httplib keeps a connection open whatever the response says; the server closes it after this
+// response instead, so unread body bytes are never parsed as a next request.
+void closeAfter(httplib::Response &response)
+{
+    response.set_header("Connection", "close");
+    HeaderLimitedServer::closeAfterResponse();
+}
+
 bool announcesBody(const httplib::Request &request)
 {
     const std::string length = request.get_header_value("Content-Length");
@@ -91,7 +99,7 @@ bool refusedAsBusy(httplib::Response &response)
                                                        "port; try again shortly or use another port"))),
                    response);
     response.set_header("Retry-After", "1");
-    response.set_header("Connection", "close");
+    closeAfter(response);
     return true;
 }
 
@@ -140,8 +148,11 @@ void handleWithBody(ReceiverService &service, const httplib::Request &request, h
     if (hasBody)
         converted.body = [&body](const BodySink &sink) { return body.read(sink); };
     toHttpResponse(service.handle(converted), response);
-    if (hasBody && !body.finish())
-        response.set_header("Connection", "close"); // unread body bytes are still on the wire
+    const int status = response.status;
+    if (hasBody && !body.finish()) {
+        response.status = status; // httplib sets 400 when a body read stops early; ours stands
+        closeAfter(response);     // unread body bytes are still on the wire
+    }
 }
 
 void handleWithoutBody(ReceiverService &service, const httplib::Request &request, httplib::Response &response)
@@ -160,7 +171,7 @@ int answerExpectContinue(const ReceiverService &service, const httplib::Request 
     if (!refusal)
         return 100;
     toHttpResponse(*refusal, response);
-    response.set_header("Connection", "close"); // the client will not send the body now
+    closeAfter(response); // the client will not send the body now
     return refusal->status;
 }
 
@@ -176,7 +187,7 @@ void fillLibraryError(const httplib::Request &request, httplib::Response &respon
                                .arg(ReceiverLimits().maxHeaderCount)
                                .arg(ReceiverLimits().maxHeaderBytes))),
                        response);
-        response.set_header("Connection", "close"); // the rest of the head is still on the wire
+        closeAfter(response); // the rest of the head is still on the wire
         return;
     }
     ErrorCode code = ErrorCode::BadRequest;

@@ -357,6 +357,11 @@ private Q_SLOTS:
         QCOMPARE(outside.status, 403);
         QCOMPARE(outside.errorCode(), QByteArray("forbidden"));
         QVERIFY(!QFile::exists(dir.path() + QStringLiteral("/storage/bob/a.txt")));
+        // A chunk-sized body with a wrong token: the client still reads the 401, not a reset.
+        const Result bigRefused = send("PUT", url("/v1/files/alice/big.bin"), QByteArray(64 << 20, 'b'),
+                                       "Bearer nope-nope-nope-nope");
+        QCOMPARE(bigRefused.status, 401);
+        QCOMPARE(bigRefused.errorCode(), QByteArray("unauthorized"));
         const Result probe = send("GET", url("/v1/probe?bytes=100000"), {}, "Bearer " + BobToken);
         QCOMPARE(probe.status, 200);
         QCOMPARE(probe.body.size(), 100000);
