@@ -1,12 +1,15 @@
 // multilane-receiver: serves one storage folder on one or more HTTP ports until SIGINT/SIGTERM.
 #include "AccessLog.h"
+#include "ByteSize.h"
 #include "ConfigFileArguments.h"
+#include "DiskSpace.h"
 #include "DurationText.h"
 #include "ListenAddress.h"
 #include "LocalFolderStore.h"
 #include "PeriodicTask.h"
 #include "ReceiverServer.h"
 #include "ReceiverService.h"
+#include "TokenFile.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -16,6 +19,7 @@
 #include <csignal>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <pthread.h>
 
 using namespace multilane;
@@ -57,6 +61,22 @@ std::optional<QByteArray> readToken(const QString &path, QString &error)
         return std::nullopt;
     }
     return token;
+}
+
+// A SIZE option (512M, 2G, …) that must be at least `minimum`; nullopt after printing why not.
+std::optional<qint64> sizeOption(const QCommandLineParser &parser, const QCommandLineOption &option,
+                                 qint64 minimum)
+{
+    const QString text = parser.value(option);
+    const auto bytes = ByteSize::parse(text);
+    if (!bytes || *bytes < minimum) {
+        refuse(QStringLiteral("--%1 takes a size such as 512M or 2G (at least %2 bytes), not '%3'")
+                   .arg(option.names().constFirst())
+                   .arg(minimum)
+                   .arg(text));
+        return std::nullopt;
+    }
+    return bytes;
 }
 
 } // namespace
@@ -111,6 +131,28 @@ int main(int argc, char *argv[])
         QStringLiteral("Close a kept-alive connection that sends no request for this long, e.g. 10s. "
                        "Default: 10s."),
         QStringLiteral("DURATION"), QStringLiteral("10s"));
+    const QCommandLineOption tokenFileOption(
+        QStringLiteral("token-file"),
+        QStringLiteral("Require 'Authorization: Bearer <token>' with one of the tokens in FILE (one per "
+                       "line, optional id=, folder=, quota=; see docs/admin.md). Without it anyone who "
+                       "can reach the ports may upload."),
+        QStringLiteral("FILE"));
+    const QCommandLineOption maxFileSizeOption(QStringLiteral("max-file-size"),
+                                               QStringLiteral("Largest file accepted. Default: 1T."),
+                                               QStringLiteral("SIZE"), QStringLiteral("1T"));
+    const QCommandLineOption maxChunkSizeOption(
+        QStringLiteral("max-chunk-size"),
+        QStringLiteral("Largest chunk accepted (the client sends at most 64M). Default: 256M."),
+        QStringLiteral("SIZE"), QStringLiteral("256M"));
+    const QCommandLineOption diskReserveOption(
+        QStringLiteral("disk-reserve"),
+        QStringLiteral("Free space on the storage disk that uploads never use; new uploads that would "
+                       "cut into it and chunk writes while below it get 507. Default: 512M."),
+        QStringLiteral("SIZE"), QStringLiteral("512M"));
+    const QCommandLineOption maxUnfinishedOption(
+        QStringLiteral("max-unfinished"),
+        QStringLiteral("Unfinished uploads a token (its folder) may have open at once. Default: 1000."),
+        QStringLiteral("N"), QStringLiteral("1000"));
     const QCommandLineOption configOption(
         QStringLiteral("config"),
         QStringLiteral("Read settings from FILE first: 'key = value' lines whose keys are these long flags "
@@ -135,9 +177,10 @@ int main(int argc, char *argv[])
         QStringLiteral("FILE"));
     // Every option, once: the parser and the config file both take them from here, so a flag
     // added to this list works in the file too.
-    const QList<QCommandLineOption> options{storageOption,   listenOption,         quietOption,
-                                            expireOption,    maxConnectionsOption, idleTimeoutOption,
-                                            accessLogOption, metricsListenOption,  metricsTokenOption};
+    const QList<QCommandLineOption> options{
+        storageOption,       listenOption,    quietOption,         expireOption,       maxConnectionsOption,
+        idleTimeoutOption,   tokenFileOption, maxFileSizeOption,   maxChunkSizeOption, diskReserveOption,
+        maxUnfinishedOption, accessLogOption, metricsListenOption, metricsTokenOption};
     parser.addOptions(options);
     parser.addOption(configOption);
     QStringList arguments = QCoreApplication::arguments();
@@ -194,6 +237,27 @@ int main(int argc, char *argv[])
         return refuse(QStringLiteral("--idle-timeout takes a duration from 1s to 1h, not '%1'")
                           .arg(parser.value(idleTimeoutOption)));
 
+    ReceiverService::Options serviceOptions;
+    ReceiverLimits &limits = serviceOptions.limits;
+    const auto maxFileSize = sizeOption(parser, maxFileSizeOption, 1);
+    const auto maxChunkSize = sizeOption(parser, maxChunkSizeOption, 1);
+    const auto diskReserve = sizeOption(parser, diskReserveOption, 0);
+    if (!maxFileSize || !maxChunkSize || !diskReserve)
+        return ExitBadInput;
+    limits.maxFileSize = *maxFileSize;
+    limits.maxChunkSize = *maxChunkSize;
+    limits.diskReserve = *diskReserve;
+    limits.maxUnfinished = parser.value(maxUnfinishedOption).toLongLong(&numberOk);
+    if (!numberOk || limits.maxUnfinished < 1)
+        return refuse(QStringLiteral("--max-unfinished takes a number of at least 1, not '%1'")
+                          .arg(parser.value(maxUnfinishedOption)));
+    if (parser.isSet(tokenFileOption)) {
+        const TokenFile::Result tokens = TokenFile::load(parser.value(tokenFileOption));
+        if (!tokens.error.isEmpty())
+            return refuse(tokens.error);
+        serviceOptions.access = AccessPolicy(tokens.tokens);
+    }
+
     std::optional<ListenAddress> metricsAddress;
     if (parser.isSet(metricsListenOption)) {
         const auto parsed =
@@ -232,11 +296,17 @@ int main(int argc, char *argv[])
     LocalFolderStore store(parser.value(storageOption));
     if (const auto problem = store.prepare())
         return refuse(problem->message);
-    ReceiverService service(store);
+    serviceOptions.freeSpace = DiskSpace::of(store.storageFolder());
+    const bool tokensRequired = serviceOptions.access.requiresToken();
+    const qsizetype tokenCount = serviceOptions.access.tokens().size();
+    ReceiverService service(store, std::move(serviceOptions));
     ReceiverMetrics metrics(store.storageFolder());
     ReceiverServer::Options serverOptions;
     serverOptions.maxConnections = maxConnections;
     serverOptions.idleTimeoutSeconds = int(idleTimeout->count());
+    serverOptions.tokenId = [&service](const QByteArray &authorization) {
+        return service.tokenId(authorization);
+    };
     if (!quiet)
         serverOptions.log = logLine;
     if (accessLog)
@@ -255,6 +325,17 @@ int main(int argc, char *argv[])
     std::fflush(stdout);
     if (!quiet)
         logLine(QStringLiteral("storing into %1").arg(store.storageFolder()));
+    if (!quiet && tokensRequired) {
+        logLine(QStringLiteral("%1 token(s) loaded; requests other than GET /v1/health need one")
+                    .arg(tokenCount));
+        const QString tokenFile = parser.value(tokenFileOption);
+        if (QFile::permissions(tokenFile) & QFileDevice::ReadOther)
+            logLine(QStringLiteral("warning: every user of this machine may read %1; chmod o-r it")
+                        .arg(tokenFile));
+    } else if (!quiet)
+        logLine(QStringLiteral("warning: no --token-file, so anyone who can reach these ports may upload "
+                               "and use the speed test; give a token file (docs/admin.md) unless the "
+                               "network is trusted"));
 
     // At start and every minute: the sweep takes the locks a writer takes, so other receiver
     // processes on the same folder are safe.

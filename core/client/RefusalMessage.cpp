@@ -33,7 +33,7 @@ QString explain(const ApiError &error, const QString &endpointName)
             .arg(endpointName, said);
     case 403:
         return QStringLiteral("%1 does not let this token write there (%2): send into the token's own "
-                              "folder (--destination) or ask the receiver's admin")
+                              "folder (--dest) or ask the receiver's admin")
             .arg(endpointName, said);
     case 413:
         return QStringLiteral("%1 refuses something this large (%2)").arg(endpointName, said);

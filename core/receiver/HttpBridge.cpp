@@ -1,7 +1,9 @@
 #include "HttpBridge.h"
 
 #include "ConnectionQueue.h"
+#include "HeaderLimitedServer.h"
 #include "MetricsAccess.h"
+#include "ReceiverLimits.h"
 #include "ReceiverMetrics.h"
 #include "RequestRouter.h"
 #include "RouteLabel.h"
@@ -50,6 +52,14 @@ QString printable(const std::string &text)
             c = QLatin1Char('?');
     }
     return shown;
+}
+
+// httplib keeps a connection open whatever the response says; the server closes it after this
+// response instead, so unread body bytes are never parsed as a next request.
+void closeAfter(httplib::Response &response)
+{
+    response.set_header("Connection", "close");
+    HeaderLimitedServer::closeAfterResponse();
 }
 
 bool announcesBody(const httplib::Request &request)
@@ -135,7 +145,7 @@ bool refusedAsBusy(httplib::Response &response)
                                                        "port; try again shortly or use another port"))),
                    response);
     response.set_header("Retry-After", "1");
-    response.set_header("Connection", "close");
+    closeAfter(response);
     return true;
 }
 
@@ -226,8 +236,11 @@ void handleWithBody(ReceiverService &service, const httplib::Request &request, h
     if (hasBody)
         converted.body = [&body](const BodySink &sink) { return body.read(sink); };
     toHttpResponse(service.handle(converted), response);
-    if (hasBody && !body.finish(drainable(request)))
-        response.set_header("Connection", "close"); // unread body bytes are still on the wire
+    const int status = response.status;
+    if (hasBody && !body.finish(drainable(request))) {
+        response.status = status; // httplib sets 400 when a body read stops early; ours stands
+        closeAfter(response);     // unread body bytes are still on the wire
+    }
 }
 
 void handleWithoutBody(ReceiverService &service, const httplib::Request &request, httplib::Response &response)
@@ -246,7 +259,7 @@ int answerExpectContinue(const ReceiverService &service, const httplib::Request 
     if (!refusal)
         return 100;
     toHttpResponse(*refusal, response);
-    response.set_header("Connection", "close"); // the client will not send the body now
+    closeAfter(response); // the client will not send the body now
     return refusal->status;
 }
 
@@ -254,6 +267,17 @@ void fillLibraryError(const httplib::Request &request, httplib::Response &respon
 {
     if (!response.body.empty())
         return; // already ours
+    if (HeaderLimitedServer::headBudgetExceeded()) {
+        toHttpResponse(ServiceResponse::error(ReceiverError::make(
+                           ErrorCode::HeadersTooLarge,
+                           QStringLiteral("the request line and headers are longer than this receiver reads; "
+                                          "send at most %1 header fields of %2 bytes in all")
+                               .arg(ReceiverLimits().maxHeaderCount)
+                               .arg(ReceiverLimits().maxHeaderBytes))),
+                       response);
+        closeAfter(response); // the rest of the head is still on the wire
+        return;
+    }
     ErrorCode code = ErrorCode::BadRequest;
     if (response.status == 404 || response.status == 405)
         code = ErrorCode::NotFound;
@@ -331,7 +355,8 @@ void finishRequest(const httplib::Request &request, const httplib::Response &res
             ? std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - trace.start)
                   .count()
             : 0.0;
-    const QString token = observers.tokenId ? observers.tokenId(request) : QString();
+    const QString token =
+        observers.tokenId ? observers.tokenId(bytes(request.get_header_value("Authorization"))) : QString();
     observers.accessLog(accessLine(request, response, trace.bytesIn, milliseconds,
                                    token.isEmpty() ? QStringLiteral("-") : token));
 }

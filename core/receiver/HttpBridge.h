@@ -48,8 +48,8 @@ void serveMetrics(const ReceiverMetrics &metrics, const MetricsAccess &access,
 void beginRequest();
 struct RequestObservers {
     ReceiverMetrics *metrics = nullptr;
-    std::function<void(const QString &line)> accessLog;       // unset: no access log
-    std::function<QString(const httplib::Request &)> tokenId; // unset: token=-
+    std::function<void(const QString &line)> accessLog;              // unset: no access log
+    std::function<QString(const QByteArray &authorization)> tokenId; // unset: token=-
 };
 void finishRequest(const httplib::Request &request, const httplib::Response &response,
                    const RequestObservers &observers);

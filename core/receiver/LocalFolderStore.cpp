@@ -4,6 +4,7 @@
 #include "ChunkRecordFile.h"
 #include "DoneRecord.h"
 #include "FileOps.h"
+#include "FolderScope.h"
 #include "HashPipeline.h"
 #include "PartWriter.h"
 #include "Sha256.h"
@@ -12,6 +13,7 @@
 #include "UploadRecord.h"
 
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <cerrno>
 #include <fcntl.h>
@@ -366,6 +368,58 @@ StoreResult<FinishedFile> LocalFolderStore::putFile(const QString &path, qint64 
     if (!placed)
         return fail(placed.error());
     return placed;
+}
+
+FolderUsage LocalFolderStore::usage(const QString &folder, bool withFinishedBytes)
+{
+    FolderUsage usage;
+    const QStringList records =
+        QDir(QFile::decodeName(m_uploads)).entryList({QStringLiteral("*.json")}, QDir::Files | QDir::Hidden);
+    for (const QString &name : records) {
+        // Counting the whole storage needs no record read, which keeps the common case cheap.
+        if (folder.isEmpty() && !withFinishedBytes) {
+            ++usage.unfinishedUploads;
+            continue;
+        }
+        const auto content = FileOps::readSmallFile(m_uploads + '/' + QFile::encodeName(name));
+        const auto spec = content ? UploadRecord::decode(*content) : std::nullopt;
+        if (!spec || !FolderScope::contains(folder, spec->path))
+            continue;
+        ++usage.unfinishedUploads;
+        usage.unfinishedBytes += spec->size;
+    }
+    if (withFinishedBytes)
+        usage.finishedBytes = finishedBytesBelow(folder);
+    return usage;
+}
+
+qint64 LocalFolderStore::finishedBytesBelow(const QString &folder) const
+{
+    const QString top = folder.isEmpty() ? m_storageFolder : m_storageFolder % u'/' % folder;
+    const QString privateFolder = m_storageFolder % u'/' % QLatin1String(UploadPath::PrivateFolder) % u'/';
+    qint64 bytes = 0;
+    // Symbolic links are not followed: an administrator's link to elsewhere is not the token's data.
+    QDirIterator files(top, QDir::Files | QDir::Hidden | QDir::NoSymLinks, QDirIterator::Subdirectories);
+    while (files.hasNext()) {
+        files.next();
+        if (!files.filePath().startsWith(privateFolder))
+            bytes += files.fileInfo().size();
+    }
+    return bytes;
+}
+
+std::optional<QString> LocalFolderStore::uploadPath(const QByteArray &id)
+{
+    const UploadFiles files = filesOf(id);
+    if (const auto spec = files.readRecord())
+        return spec.value().path;
+    if (!UploadId::isValid(id))
+        return std::nullopt;
+    // A finished upload: its id still names the path it was created for (ids derive from it).
+    const auto content = FileOps::readSmallFile(files.path(".done"));
+    if (const auto done = content ? DoneRecord::decode(*content) : std::nullopt)
+        return done->file.path;
+    return std::nullopt;
 }
 
 } // namespace multilane

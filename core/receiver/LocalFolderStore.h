@@ -39,6 +39,8 @@ public:
     StoreResult<Done> abortUpload(const QByteArray &id) override;
     StoreResult<FinishedFile> putFile(const QString &path, qint64 size, ConflictPolicy onConflict,
                                       const QByteArray &expectedSha256, const BodyReader &body) override;
+    FolderUsage usage(const QString &folder, bool withFinishedBytes) override;
+    std::optional<QString> uploadPath(const QByteArray &id) override;
 
 private:
     UploadFiles filesOf(const QByteArray &id) const;
@@ -46,6 +48,7 @@ private:
     // SHA-256 of the whole .part: the cached prefix (if still valid) plus the rest from disk.
     std::optional<QByteArray> hashPart(const UploadFiles &files, const UploadSpec &spec,
                                        const ChunkRecordFile &records, int partFd);
+    qint64 finishedBytesBelow(const QString &folder) const;
     StoreResult<ChunkOutcome> drainAsDuplicate(qint64 index, const BodyReader &body) const;
     StoreResult<FinishedFile> finish(const UploadFiles &files, const UploadSpec &spec,
                                      ChunkRecordFile &records, const QByteArray &expectedSha256);

@@ -52,6 +52,22 @@ const char *errorCodeName(ErrorCode code)
         return "storage_error";
     case ErrorCode::Busy:
         return "busy";
+    case ErrorCode::Unauthorized:
+        return "unauthorized";
+    case ErrorCode::Forbidden:
+        return "forbidden";
+    case ErrorCode::FileTooLarge:
+        return "file_too_large";
+    case ErrorCode::ChunkTooLarge:
+        return "chunk_too_large";
+    case ErrorCode::QuotaExceeded:
+        return "quota_exceeded";
+    case ErrorCode::InsufficientStorage:
+        return "insufficient_storage";
+    case ErrorCode::TooManyUploads:
+        return "too_many_uploads";
+    case ErrorCode::HeadersTooLarge:
+        return "headers_too_large";
     }
     return "storage_error";
 }
@@ -68,10 +84,23 @@ int httpStatus(ErrorCode code)
     case ErrorCode::Conflict:
     case ErrorCode::Incomplete:
         return 409;
+    case ErrorCode::Unauthorized:
+        return 401;
+    case ErrorCode::Forbidden:
+        return 403;
     case ErrorCode::LengthRequired:
         return 411;
     case ErrorCode::TooLarge:
+    case ErrorCode::FileTooLarge:
+    case ErrorCode::ChunkTooLarge:
         return 413;
+    case ErrorCode::TooManyUploads:
+        return 429;
+    case ErrorCode::HeadersTooLarge:
+        return 431;
+    case ErrorCode::QuotaExceeded:
+    case ErrorCode::InsufficientStorage:
+        return 507;
     case ErrorCode::ChecksumMismatch:
     case ErrorCode::LengthMismatch:
         return 422;

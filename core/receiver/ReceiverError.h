@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QJsonObject>
 #include <QList>
 #include <QString>
 #include <QtGlobal>
@@ -20,6 +21,14 @@ enum class ErrorCode {
     LengthMismatch,
     StorageError,
     Busy,
+    Unauthorized,
+    Forbidden,
+    FileTooLarge,
+    ChunkTooLarge,
+    QuotaExceeded,
+    InsufficientStorage,
+    TooManyUploads,
+    HeadersTooLarge,
 };
 
 // An error a store or handler reports as a value: the protocol code, a message that tells the
@@ -28,8 +37,10 @@ struct ReceiverError {
     ErrorCode code = ErrorCode::StorageError;
     QString message;
     QList<qint64> missing;
+    // Extra members of the JSON error object, e.g. quotaBytes/usedBytes for `quota_exceeded`.
+    QJsonObject figures;
 
-    static ReceiverError make(ErrorCode code, const QString &message) { return {code, message, {}}; }
+    static ReceiverError make(ErrorCode code, const QString &message) { return {code, message, {}, {}}; }
     // A failed system call as a storage error, with the OS's reason and a hint for the common ones.
     static ReceiverError fromErrno(int error, const QString &what);
 };

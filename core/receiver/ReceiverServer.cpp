@@ -1,7 +1,9 @@
 #include "ReceiverServer.h"
 
 #include "ConnectionQueue.h"
+#include "HeaderLimitedServer.h"
 #include "HttpBridge.h"
+#include "ReceiverLimits.h"
 
 #include <arpa/inet.h>
 #include <atomic>
@@ -58,8 +60,12 @@ QString bindProblem(const ListenAddress &address)
 
 } // namespace
 
+// A request's head (request line and header fields) may have this many bytes: the service's
+// header limit plus room for the request line, so the service, not the budget, answers first.
+constexpr std::size_t HeadBudget = std::size_t(ReceiverLimits().maxHeaderBytes) + 16 * 1024;
+
 struct ReceiverServer::Listener {
-    httplib::Server http;
+    HeaderLimitedServer http{HeadBudget, 10000};
     ListenAddress address;
     bool metricsOnly = false;
     std::thread thread;
@@ -96,6 +102,9 @@ std::optional<QString> ReceiverServer::start(const QList<ListenAddress> &address
         httplib::Server &http = listener->http;
         http.set_keep_alive_max_count(KeepAliveRequests);
         http.set_keep_alive_timeout(std::max(1, m_options.idleTimeoutSeconds));
+        // A request's head gets as long as an idle connection may wait: generous for any real
+        // client (a head is one round trip), fatal for one that trickles it.
+        listener->http.setHeadTimeout(1000 * std::max(1, m_options.idleTimeoutSeconds));
         http.set_read_timeout(m_options.ioTimeoutSeconds);
         http.set_write_timeout(m_options.ioTimeoutSeconds);
         http.set_tcp_nodelay(true);

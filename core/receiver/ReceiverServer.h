@@ -36,7 +36,7 @@ public:
         std::function<void(const QString &line)> accessLog;
         // The access log's `token` field: which token a request used (never the token itself).
         // Called concurrently from server threads, after the response was written.
-        std::function<QString(const httplib::Request &request)> tokenId;
+        std::function<QString(const QByteArray &authorization)> tokenId;
         // Where the counters go (it must outlive the server); unset: the server keeps its own.
         ReceiverMetrics *metrics = nullptr;
         // A listener that serves only GET /metrics and GET /v1/health.

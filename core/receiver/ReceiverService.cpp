@@ -1,8 +1,10 @@
 #include "ReceiverService.h"
 
+#include "FolderScope.h"
 #include "ProbeStream.h"
 #include "ProtocolJson.h"
 #include "RequestRouter.h"
+#include "UploadId.h"
 #include "UploadStore.h"
 
 #include <QJsonArray>
@@ -49,10 +51,39 @@ BodyReader bodyOf(const ServiceRequest &request)
     return [](const BodySink &) { return true; };
 }
 
+// An error response; 401 also names the scheme the receiver wants (RFC 6750).
+ServiceResponse refusal(const ReceiverError &error)
+{
+    ServiceResponse response = ServiceResponse::error(error);
+    if (error.code == ErrorCode::Unauthorized)
+        response.headers.append({QByteArrayLiteral("WWW-Authenticate"),
+                                 QByteArrayLiteral("Bearer realm=\"multilane-receiver\"")});
+    return response;
+}
+
+ReceiverError forbidden(const AccessToken &token, const QString &path)
+{
+    return ReceiverError::make(ErrorCode::Forbidden,
+                               QStringLiteral("token '%1' may only write below '%2/', not to '%3'; put the "
+                                              "destination under '%2/'")
+                                   .arg(token.id, token.folder, path.left(200)));
+}
+
 } // namespace
 
+struct ReceiverService::Admitted {
+    Route route;
+    AccessToken token;
+};
+
 ReceiverService::ReceiverService(UploadStore &store)
+    : ReceiverService(store, Options())
+{}
+
+ReceiverService::ReceiverService(UploadStore &store, Options options)
     : m_store(store)
+    , m_options(std::move(options))
+    , m_admission(store, m_options.limits, m_options.freeSpace)
 {}
 
 QString ReceiverService::version()
@@ -62,22 +93,105 @@ QString ReceiverService::version()
 
 std::optional<ServiceResponse> ReceiverService::precheck(const ServiceRequest &request) const
 {
-    const auto routed = RequestRouter::route(request);
-    if (!routed)
-        return ServiceResponse::error(routed.error());
+    const auto admitted = admit(request);
+    if (!admitted)
+        return refusal(admitted.error());
     return std::nullopt;
 }
 
 ServiceResponse ReceiverService::handle(const ServiceRequest &request)
 {
-    const auto routed = RequestRouter::route(request);
-    if (!routed)
-        return ServiceResponse::error(routed.error());
-    return dispatch(routed.value(), request);
+    const auto admitted = admit(request);
+    if (!admitted)
+        return refusal(admitted.error());
+    return dispatch(admitted.value(), request);
 }
 
-ServiceResponse ReceiverService::dispatch(const Route &route, const ServiceRequest &request)
+std::optional<ReceiverError> ReceiverService::checkHeaders(const ServiceRequest &request) const
 {
+    qint64 bytes = 0;
+    for (auto header = request.headers.begin(); header != request.headers.end(); ++header)
+        bytes += header.key().size() + header.value().size() + 4; // ": " and CRLF
+    const ReceiverLimits &limits = m_options.limits;
+    if (bytes <= limits.maxHeaderBytes && request.headers.size() <= limits.maxHeaderCount)
+        return std::nullopt;
+    return ReceiverError::make(ErrorCode::HeadersTooLarge,
+                               QStringLiteral("the request has %1 header fields of %2 bytes in all; this "
+                                              "receiver accepts at most %3 fields and %4 bytes")
+                                   .arg(request.headers.size())
+                                   .arg(bytes)
+                                   .arg(limits.maxHeaderCount)
+                                   .arg(limits.maxHeaderBytes));
+}
+
+StoreResult<ReceiverService::Admitted> ReceiverService::admit(const ServiceRequest &request) const
+{
+    if (const auto problem = checkHeaders(request))
+        return *problem;
+    // Health stays open for load balancers; everything else, unknown routes included, is
+    // answered only to a known token, so a stranger learns nothing about the receiver.
+    const bool health = request.method == "GET" && request.path == "/v1/health";
+    const auto token = health ? StoreResult<AccessToken>(AccessPolicy::anonymous())
+                              : m_options.access.authenticate(request.header("authorization"));
+    if (!token)
+        return token.error();
+    auto routed = RequestRouter::route(request);
+    if (!routed)
+        return routed.error();
+    Admitted admitted{std::move(routed.value()), token.value()};
+    if (const auto problem = checkScope(admitted.route, admitted.token))
+        return *problem;
+    if (admitted.route.kind == Route::Kind::PutFile) {
+        if (const auto tooLarge =
+                m_admission.checkFileSize(admitted.route.path, admitted.route.contentLength))
+            return *tooLarge;
+    }
+    if (admitted.route.kind == Route::Kind::PutChunk) {
+        if (const auto tooLarge = m_admission.checkChunkSize(admitted.route.contentLength))
+            return *tooLarge;
+    }
+    return admitted;
+}
+
+std::optional<ReceiverError> ReceiverService::checkScope(const Route &route, const AccessToken &token) const
+{
+    if (token.folder.isEmpty())
+        return std::nullopt;
+    switch (route.kind) {
+    case Route::Kind::PutFile:
+        if (!FolderScope::contains(token.folder, route.path))
+            return forbidden(token, route.path);
+        return std::nullopt;
+    case Route::Kind::GetUpload:
+    case Route::Kind::AbortUpload:
+    case Route::Kind::PutChunk:
+    case Route::Kind::CompleteUpload: {
+        // An id is derived from its path, so the path found now is the path it will always have.
+        const auto path = m_store.uploadPath(route.id);
+        if (!path)
+            return ReceiverError::make(ErrorCode::NoSuchUpload,
+                                       QStringLiteral("upload %1 does not exist (never created, aborted or "
+                                                      "expired); create it again with POST /v1/uploads")
+                                           .arg(QString::fromLatin1(route.id)));
+        if (!FolderScope::contains(token.folder, *path)) // the message does not reveal that path
+            return ReceiverError::make(
+                ErrorCode::Forbidden, QStringLiteral("upload %1 is outside '%2/', the only folder token '%3' "
+                                                     "may use; use the id of an upload you created there")
+                                          .arg(QString::fromLatin1(route.id), token.folder, token.id));
+        return std::nullopt;
+    }
+    case Route::Kind::Health:
+    case Route::Kind::Probe:
+    case Route::Kind::CreateUpload: // its path is in the body: createUpload() checks it
+    case Route::Kind::Discard:
+        return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+ServiceResponse ReceiverService::dispatch(const Admitted &admitted, const ServiceRequest &request)
+{
+    const Route &route = admitted.route;
     switch (route.kind) {
     case Route::Kind::Health:
         return ServiceResponse::json(200, {{QStringLiteral("status"), QStringLiteral("ok")},
@@ -87,7 +201,7 @@ ServiceResponse ReceiverService::dispatch(const Route &route, const ServiceReque
     case Route::Kind::Probe:
         return probe(route.probeBytes);
     case Route::Kind::CreateUpload:
-        return createUpload(request);
+        return createUpload(admitted.token, request);
     case Route::Kind::GetUpload: {
         const auto state = m_store.findUpload(route.id);
         return state ? ServiceResponse::json(200, ProtocolJson::uploadState(state.value()))
@@ -103,7 +217,7 @@ ServiceResponse ReceiverService::dispatch(const Route &route, const ServiceReque
     case Route::Kind::CompleteUpload:
         return complete(route, request);
     case Route::Kind::PutFile:
-        return putFile(route, request);
+        return putFile(route, admitted.token, request);
     case Route::Kind::Discard: {
         qint64 received = 0;
         if (request.body)
@@ -131,7 +245,7 @@ ServiceResponse ReceiverService::probe(qint64 bytes) const
     return response;
 }
 
-ServiceResponse ReceiverService::createUpload(const ServiceRequest &request)
+ServiceResponse ReceiverService::createUpload(const AccessToken &token, const ServiceRequest &request)
 {
     const auto body = readJsonBody(request);
     if (!body)
@@ -139,7 +253,21 @@ ServiceResponse ReceiverService::createUpload(const ServiceRequest &request)
     const auto spec = ProtocolJson::parseCreate(body.value());
     if (!spec)
         return ServiceResponse::error(spec.error());
-    const auto outcome = m_store.createUpload(spec.value());
+    const UploadSpec &upload = spec.value();
+    if (!FolderScope::contains(token.folder, upload.path))
+        return ServiceResponse::error(forbidden(token, upload.path));
+    if (const auto tooLarge = m_admission.checkFileSize(upload.path, upload.size))
+        return ServiceResponse::error(*tooLarge);
+    if (const auto tooLarge = m_admission.checkChunkSize(upload.chunkSize))
+        return ServiceResponse::error(*tooLarge);
+    const std::lock_guard<std::mutex> creating(m_creating);
+    // A resumed upload was admitted when it was created; its space is already counted.
+    const bool resumed = m_store.findUpload(UploadId::forKey(upload.path, upload.size, upload.mtime)).ok();
+    if (!resumed) {
+        if (const auto refused = m_admission.admitNewFile(token, upload.path, upload.size, true))
+            return ServiceResponse::error(*refused);
+    }
+    const auto outcome = m_store.createUpload(upload);
     if (!outcome)
         return ServiceResponse::error(outcome.error());
     const int status = outcome.value().kind == CreateOutcome::Kind::Created ? 201 : 200;
@@ -148,6 +276,8 @@ ServiceResponse ReceiverService::createUpload(const ServiceRequest &request)
 
 ServiceResponse ReceiverService::putChunk(const Route &route, const ServiceRequest &request)
 {
+    if (const auto refused = m_admission.admitChunkWrite(route.index))
+        return ServiceResponse::error(*refused);
     const auto written =
         m_store.writeChunk(route.id, route.index, route.contentLength, route.chunkHash, bodyOf(request));
     if (!written)
@@ -172,8 +302,11 @@ ServiceResponse ReceiverService::complete(const Route &route, const ServiceReque
     return ServiceResponse::json(200, ProtocolJson::finishedFile(finished.value()));
 }
 
-ServiceResponse ReceiverService::putFile(const Route &route, const ServiceRequest &request)
+ServiceResponse ReceiverService::putFile(const Route &route, const AccessToken &token,
+                                         const ServiceRequest &request)
 {
+    if (const auto refused = m_admission.admitNewFile(token, route.path, route.contentLength, false))
+        return ServiceResponse::error(*refused);
     const auto finished =
         m_store.putFile(route.path, route.contentLength, route.onConflict, route.sha256, bodyOf(request));
     if (!finished)

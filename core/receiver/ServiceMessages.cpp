@@ -23,6 +23,8 @@ ServiceResponse ServiceResponse::error(const ReceiverError &error)
             missing.append(index);
         details.insert(QStringLiteral("missing"), missing);
     }
+    for (auto figure = error.figures.begin(); figure != error.figures.end(); ++figure)
+        details.insert(figure.key(), figure.value());
     return json(httpStatus(error.code), QJsonObject{{QStringLiteral("error"), details}});
 }
 

@@ -31,7 +31,7 @@ private Q_SLOTS:
                                                   QStringLiteral("--token")};
         QTest::newRow("outside the folder")
             << 403 << QStringLiteral("forbidden") << QJsonObject()
-            << QStringList{QStringLiteral("token's own folder"), QStringLiteral("--destination")};
+            << QStringList{QStringLiteral("token's own folder"), QStringLiteral("--dest")};
         QTest::newRow("quota") << 507 << QStringLiteral("quota_exceeded")
                                << QJsonObject{{QStringLiteral("quotaBytes"), 10LL << 30},
                                               {QStringLiteral("usedBytes"), 9LL << 30}}

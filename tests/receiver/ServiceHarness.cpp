@@ -9,12 +9,21 @@
 using namespace multilane;
 
 ServiceHarness::ServiceHarness()
+    : ServiceHarness(ReceiverService::Options())
+{}
+
+ServiceHarness::ServiceHarness(ReceiverService::Options options)
 {
     if (!m_root.isValid())
         return;
     m_store = std::make_unique<LocalFolderStore>(storage());
-    m_service = std::make_unique<ReceiverService>(*m_store);
+    m_service = std::make_unique<ReceiverService>(*m_store, std::move(options));
     m_ok = !m_store->prepare().has_value();
+}
+
+QString ServiceHarness::Reply::errorMessage() const
+{
+    return json.value(QStringLiteral("error")).toObject().value(QStringLiteral("message")).toString();
 }
 
 QByteArray ServiceHarness::Reply::errorCode() const
@@ -46,9 +55,11 @@ ServiceHarness::Reply ServiceHarness::call(const QByteArray &method, const QByte
             return true;
         };
     }
+    if (!m_token.isEmpty() && !headers.contains("authorization"))
+        headers.insert("authorization", "Bearer " + m_token);
     request.headers = headers;
     const ServiceResponse response = m_service->handle(request);
-    return {response.status, QJsonDocument::fromJson(response.body).object()};
+    return {response.status, QJsonDocument::fromJson(response.body).object(), response.headers};
 }
 
 ServiceHarness::Reply ServiceHarness::create(const QString &path, qint64 size, qint64 chunkSize,

@@ -12,6 +12,8 @@
 class ServiceHarness {
 public:
     ServiceHarness();
+    // With tokens, limits or a free-space source of the test's choosing.
+    explicit ServiceHarness(multilane::ReceiverService::Options options);
 
     bool isValid() const { return m_ok; }
     QString storage() const { return m_root.path() + QStringLiteral("/storage"); }
@@ -22,8 +24,13 @@ public:
     struct Reply {
         int status = 0;
         QJsonObject json;
+        QList<std::pair<QByteArray, QByteArray>> headers;
         QByteArray errorCode() const;
+        QString errorMessage() const;
     };
+
+    // Every later call sends `Authorization: Bearer <token>` (none when empty).
+    void useToken(const QByteArray &token) { m_token = token; }
 
     // headers: lower-case names; a non-null body gets a Content-Length unless one is given.
     Reply call(const QByteArray &method, const QByteArray &path, const QByteArray &body = {},
@@ -45,5 +52,6 @@ private:
     QTemporaryDir m_root;
     std::unique_ptr<multilane::LocalFolderStore> m_store;
     std::unique_ptr<multilane::ReceiverService> m_service;
+    QByteArray m_token;
     bool m_ok = false;
 };

@@ -1,0 +1,264 @@
+#include "HeaderLimitedServer.h"
+
+#include "ServiceMessages.h"
+
+#include <arpa/inet.h>
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <netdb.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace multilane {
+
+namespace {
+
+thread_local bool t_headBudgetExceeded = false;
+thread_local bool t_closeAfterResponse = false;
+
+constexpr int IdlePollMs = 50; // how often an idle connection looks at stop()
+// Before closing a connection the client is still sending on (a refused head, or a refused body
+// beyond HttpBridge's drain): read and drop this much, so the close does not reset the
+// connection and take the answer with it. A client that stops sending ends it at once.
+constexpr int LingerMs = 2000;
+constexpr std::size_t LingerBytes = std::size_t(64) << 20;
+
+// Waits until `fd` is ready for `events`; false on timeout or error.
+bool waitFor(int fd, short events, int timeoutMs)
+{
+    pollfd entry{fd, events, 0};
+    int ready = 0;
+    do {
+        ready = ::poll(&entry, 1, timeoutMs);
+    } while (ready < 0 && errno == EINTR);
+    return ready > 0;
+}
+
+int millisecondsOf(time_t seconds, time_t microseconds)
+{
+    return int(seconds * 1000 + microseconds / 1000);
+}
+
+void addressOf(int fd, bool peer, std::string &ip, int &port)
+{
+    sockaddr_storage address{};
+    socklen_t length = sizeof address;
+    const int result = peer ? ::getpeername(fd, reinterpret_cast<sockaddr *>(&address), &length)
+                            : ::getsockname(fd, reinterpret_cast<sockaddr *>(&address), &length);
+    if (result != 0)
+        return;
+    std::array<char, NI_MAXHOST> host{};
+    std::array<char, NI_MAXSERV> service{};
+    if (::getnameinfo(reinterpret_cast<sockaddr *>(&address), length, host.data(), socklen_t(host.size()),
+                      service.data(), socklen_t(service.size()), NI_NUMERICHOST | NI_NUMERICSERV) == 0) {
+        ip = host.data();
+        port = std::atoi(service.data());
+    }
+}
+
+// httplib's socket stream (buffered reads, timeouts), plus a budget on the bytes handed to httplib
+// between arm() and disarm(), i.e. while it reads a request's head.
+class HeadCountingStream final : public httplib::Stream {
+public:
+    HeadCountingStream(int fd, int readTimeoutMs, int writeTimeoutMs, std::size_t budget)
+        : m_fd(fd)
+        , m_readTimeoutMs(readTimeoutMs)
+        , m_writeTimeoutMs(writeTimeoutMs)
+        , m_budget(budget)
+    {}
+
+    void arm()
+    {
+        m_counting = true;
+        m_answered = false;
+        m_headBytes = 0;
+        t_headBudgetExceeded = false;
+        t_closeAfterResponse = false;
+    }
+    void disarm() { m_counting = false; }
+
+    bool is_readable() const override { return waitFor(m_fd, POLLIN, m_readTimeoutMs); }
+    bool is_writable() const override { return waitFor(m_fd, POLLOUT, m_writeTimeoutMs); }
+
+    ssize_t read(char *ptr, size_t size) override
+    {
+        if (m_counting) {
+            if (m_headBytes >= m_budget) {
+                t_headBudgetExceeded = true;
+                return -1;
+            }
+            size = std::min(size, m_budget - m_headBytes);
+        }
+        const ssize_t n = readBuffered(ptr, size);
+        if (m_counting && n > 0)
+            m_headBytes += std::size_t(n);
+        return n;
+    }
+
+    bool answered() const { return m_answered; }
+
+    ssize_t write(const char *ptr, size_t size) override
+    {
+        m_answered = true;
+        if (!is_writable())
+            return -1;
+        ssize_t sent = 0;
+        do {
+            sent = ::send(m_fd, ptr, size, MSG_NOSIGNAL);
+        } while (sent < 0 && errno == EINTR);
+        return sent;
+    }
+
+    void get_remote_ip_and_port(std::string &ip, int &port) const override
+    {
+        addressOf(m_fd, true, ip, port);
+    }
+    void get_local_ip_and_port(std::string &ip, int &port) const override
+    {
+        addressOf(m_fd, false, ip, port);
+    }
+    socket_t socket() const override { return m_fd; }
+
+private:
+    // httplib reads a head one byte at a time: serve those from a buffer, not a syscall each.
+    ssize_t readBuffered(char *ptr, size_t size)
+    {
+        if (m_offset == m_filled) {
+            if (!is_readable())
+                return -1;
+            if (size >= m_buffer.size()) { // a body read: straight into the caller's buffer
+                ssize_t n = 0;
+                do {
+                    n = ::recv(m_fd, ptr, size, 0);
+                } while (n < 0 && errno == EINTR);
+                return n;
+            }
+            ssize_t n = 0;
+            do {
+                n = ::recv(m_fd, m_buffer.data(), m_buffer.size(), 0);
+            } while (n < 0 && errno == EINTR);
+            if (n <= 0)
+                return n;
+            m_offset = 0;
+            m_filled = std::size_t(n);
+        }
+        const std::size_t take = std::min(size, m_filled - m_offset);
+        std::memcpy(ptr, m_buffer.data() + m_offset, take);
+        m_offset += take;
+        return ssize_t(take);
+    }
+
+    int m_fd;
+    int m_readTimeoutMs;
+    int m_writeTimeoutMs;
+    std::size_t m_budget;
+    bool m_counting = false;
+    bool m_answered = false; // something was written for the current request
+    std::size_t m_headBytes = 0;
+    std::array<char, 4096> m_buffer{};
+    std::size_t m_offset = 0;
+    std::size_t m_filled = 0;
+};
+
+// httplib gives up without an answer when the request line alone is over the budget.
+void answerHeadTooLarge(HeadCountingStream &stream)
+{
+    const ServiceResponse refusal = ServiceResponse::error(ReceiverError::make(
+        ErrorCode::HeadersTooLarge, QStringLiteral("the request line is longer than this receiver reads; "
+                                                   "send a shorter path and query")));
+    const QByteArray head =
+        "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: " + refusal.contentType +
+        "\r\nContent-Length: " + QByteArray::number(refusal.body.size()) + "\r\nConnection: close\r\n\r\n";
+    const QByteArray whole = head + refusal.body;
+    stream.write(whole.constData(), std::size_t(whole.size()));
+}
+
+bool clientStillSending(int fd)
+{
+    int pending = 0;
+    return ::ioctl(fd, FIONREAD, &pending) == 0 && pending > 0;
+}
+
+// Half-closes, then reads and drops what the client still sends (bounded, see LingerMs), so the
+// kernel does not answer unread data with a reset before the client has read our answer.
+void drainBriefly(int fd)
+{
+    ::shutdown(fd, SHUT_WR);
+    std::array<char, 4096> sink{};
+    std::size_t dropped = 0;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(LingerMs);
+    while (dropped < LingerBytes) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0 || !waitFor(fd, POLLIN, int(left.count())))
+            break;
+        const ssize_t n = ::recv(fd, sink.data(), sink.size(), 0);
+        if (n <= 0)
+            break;
+        dropped += std::size_t(n);
+    }
+}
+
+} // namespace
+
+HeaderLimitedServer::HeaderLimitedServer(std::size_t headBudget)
+    : m_headBudget(headBudget)
+{}
+
+bool HeaderLimitedServer::headBudgetExceeded()
+{
+    return t_headBudgetExceeded;
+}
+
+void HeaderLimitedServer::closeAfterResponse()
+{
+    t_closeAfterResponse = true;
+}
+
+bool HeaderLimitedServer::waitForRequest(socket_t sock) const
+{
+    // Like httplib's keep_alive(): wait for the next request up to the idle timeout, in short
+    // steps so that stop() is noticed.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(keep_alive_timeout_sec_);
+    while (svr_sock_ != INVALID_SOCKET) {
+        if (waitFor(sock, POLLIN, IdlePollMs))
+            return true;
+        if (std::chrono::steady_clock::now() >= deadline)
+            return false;
+    }
+    return false;
+}
+
+bool HeaderLimitedServer::process_and_close_socket(socket_t sock)
+{
+    HeadCountingStream stream(sock, millisecondsOf(read_timeout_sec_, read_timeout_usec_),
+                              millisecondsOf(write_timeout_sec_, write_timeout_usec_), m_headBudget);
+    bool ok = false;
+    for (std::size_t left = keep_alive_max_count_; left > 0 && waitForRequest(sock); --left) {
+        bool closed = false;
+        stream.arm();
+        ok = process_request(stream, left == 1, closed, [&stream](httplib::Request &) { stream.disarm(); });
+        if (t_headBudgetExceeded) {
+            if (!stream.answered())
+                answerHeadTooLarge(stream);
+            drainBriefly(sock);
+            break;
+        }
+        if (!ok || closed || t_closeAfterResponse) {
+            if (clientStillSending(sock))
+                drainBriefly(sock);
+            break;
+        }
+    }
+    t_headBudgetExceeded = false;
+    t_closeAfterResponse = false;
+    ::shutdown(sock, SHUT_RDWR);
+    ::close(sock);
+    return ok;
+}
+
+} // namespace multilane

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <httplib.h>
+
+#include <cstddef>
+
+namespace multilane {
+
+// A plain-HTTP httplib::Server that reads at most `headBudget` bytes of each request's head
+// (request line and header fields). cpp-httplib 0.11.4 reads a header line, however long, into
+// memory before it looks at it, and has no cap on the number of lines; past the budget this
+// server's connection stops reading, httplib answers the request (HttpBridge turns it into 431
+// `headers_too_large`), and the connection is closed after a short, bounded drain that lets the
+// client read the answer. Bodies are not limited here. It also closes a connection whose response
+// said `Connection: close`, draining what the client still sends in the same way.
+// Private to the receiver library.
+class HeaderLimitedServer : public httplib::Server {
+public:
+    explicit HeaderLimitedServer(std::size_t headBudget);
+
+    // True on a server thread whose current request ran out of its head budget.
+    static bool headBudgetExceeded();
+    // Called from a handler: close the connection once the current response is written.
+    // (httplib only honours `Connection: close` when the request sent it.)
+    static void closeAfterResponse();
+
+private:
+    // Replaces httplib's keep-alive loop (same semantics: keep-alive count, idle timeout, stop)
+    // so every request is read through a stream that counts its head.
+    bool process_and_close_socket(socket_t sock) override;
+    bool waitForRequest(socket_t sock) const;
+
+    std::size_t m_headBudget;
+};
+
+} // namespace multilane

@@ -1,0 +1,61 @@
+#pragma once
+
+#include "AccessToken.h"
+#include "DiskSpace.h"
+#include "ReceiverError.h"
+#include "ReceiverLimits.h"
+
+#include <QHash>
+#include <QString>
+#include <chrono>
+#include <mutex>
+#include <optional>
+
+namespace multilane {
+
+class UploadStore;
+
+// Decides whether new bytes may come in: file and chunk size limits, a token's quota and
+// unfinished-upload count, and the free-space reserve. Each refusal carries the figures and
+// says what to do. Reads the store and the disk; the only state is a short-lived cache of folder
+// usage for quotas. The caller serialises admit-then-create where it matters.
+class UploadAdmission {
+public:
+    // How long a folder's measured usage is reused (plus what was admitted since): walking a
+    // folder of 10,000 files takes ~60 ms, too much for every small PUT.
+    static constexpr std::chrono::seconds UsageReuse{5};
+
+    UploadAdmission(UploadStore &store, ReceiverLimits limits, DiskSpace::Source freeSpace);
+
+    const ReceiverLimits &limits() const { return m_limits; }
+
+    std::optional<ReceiverError> checkFileSize(const QString &path, qint64 size) const;
+    std::optional<ReceiverError> checkChunkSize(qint64 chunkSize) const;
+    // A new upload (POST /v1/uploads that creates one) or a whole file (PUT /v1/files) of `size`
+    // bytes at `path` by `token`. Resumed uploads are not asked: their space is already counted.
+    std::optional<ReceiverError> admitNewFile(const AccessToken &token, const QString &path, qint64 size,
+                                              bool isUpload) const;
+    // Before a chunk is written: refused while free space is below the reserve, so the disk never
+    // fills up under an upload (whose .part and records stay intact for a later retry).
+    std::optional<ReceiverError> admitChunkWrite(qint64 index) const;
+
+private:
+    std::optional<ReceiverError> checkQuota(const AccessToken &token, const QString &path, qint64 size) const;
+    std::optional<ReceiverError> checkReserve(const QString &path, qint64 size) const;
+    // Bytes used below `folder`: measured at most UsageReuse ago, plus what was admitted since.
+    qint64 usedBytes(const QString &folder) const;
+    void charge(const QString &folder, qint64 bytes) const;
+
+    struct MeasuredUsage {
+        qint64 bytes = 0;
+        std::chrono::steady_clock::time_point measuredAt;
+    };
+
+    UploadStore &m_store;
+    ReceiverLimits m_limits;
+    DiskSpace::Source m_freeSpace;
+    mutable std::mutex m_usageMutex;
+    mutable QHash<QString, MeasuredUsage> m_usage;
+};
+
+} // namespace multilane
