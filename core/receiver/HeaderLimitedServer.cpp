@@ -18,6 +18,7 @@ namespace multilane {
 namespace {
 
 thread_local bool t_headBudgetExceeded = false;
+thread_local bool t_headTimedOut = false;
 thread_local bool t_closeAfterResponse = false;
 
 constexpr int IdlePollMs = 50; // how often an idle connection looks at stop()
@@ -64,11 +65,12 @@ void addressOf(int fd, bool peer, std::string &ip, int &port)
 // between arm() and disarm(), i.e. while it reads a request's head.
 class HeadCountingStream final : public httplib::Stream {
 public:
-    HeadCountingStream(int fd, int readTimeoutMs, int writeTimeoutMs, std::size_t budget)
+    HeadCountingStream(int fd, int readTimeoutMs, int writeTimeoutMs, std::size_t budget, int headTimeoutMs)
         : m_fd(fd)
         , m_readTimeoutMs(readTimeoutMs)
         , m_writeTimeoutMs(writeTimeoutMs)
         , m_budget(budget)
+        , m_headTimeoutMs(headTimeoutMs)
     {}
 
     void arm()
@@ -76,12 +78,25 @@ public:
         m_counting = true;
         m_answered = false;
         m_headBytes = 0;
+        m_headDeadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(m_headTimeoutMs);
         t_headBudgetExceeded = false;
+        t_headTimedOut = false;
         t_closeAfterResponse = false;
     }
     void disarm() { m_counting = false; }
 
-    bool is_readable() const override { return waitFor(m_fd, POLLIN, m_readTimeoutMs); }
+    bool is_readable() const override
+    {
+        if (!m_counting)
+            return waitFor(m_fd, POLLIN, m_readTimeoutMs);
+        // While the head is read, no wait goes past its deadline.
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            m_headDeadline - std::chrono::steady_clock::now());
+        if (left.count() > 0 && waitFor(m_fd, POLLIN, int(std::min<qint64>(left.count(), m_readTimeoutMs))))
+            return true;
+        t_headTimedOut = std::chrono::steady_clock::now() >= m_headDeadline;
+        return false;
+    }
     bool is_writable() const override { return waitFor(m_fd, POLLOUT, m_writeTimeoutMs); }
 
     ssize_t read(char *ptr, size_t size) override
@@ -156,6 +171,8 @@ private:
     int m_readTimeoutMs;
     int m_writeTimeoutMs;
     std::size_t m_budget;
+    int m_headTimeoutMs;
+    std::chrono::steady_clock::time_point m_headDeadline;
     bool m_counting = false;
     bool m_answered = false; // something was written for the current request
     std::size_t m_headBytes = 0;
@@ -164,15 +181,15 @@ private:
     std::size_t m_filled = 0;
 };
 
-// httplib gives up without an answer when the request line alone is over the budget.
-void answerHeadTooLarge(HeadCountingStream &stream)
+// httplib gives up without an answer when the request line alone is over the budget, or when the
+// head timed out; the refusal is written here.
+void answerHead(HeadCountingStream &stream, ErrorCode code, const QString &message,
+                const QByteArray &statusLine)
 {
-    const ServiceResponse refusal = ServiceResponse::error(ReceiverError::make(
-        ErrorCode::HeadersTooLarge, QStringLiteral("the request line is longer than this receiver reads; "
-                                                   "send a shorter path and query")));
-    const QByteArray head =
-        "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: " + refusal.contentType +
-        "\r\nContent-Length: " + QByteArray::number(refusal.body.size()) + "\r\nConnection: close\r\n\r\n";
+    const ServiceResponse refusal = ServiceResponse::error(ReceiverError::make(code, message));
+    const QByteArray head = statusLine + "\r\nContent-Type: " + refusal.contentType +
+                            "\r\nContent-Length: " + QByteArray::number(refusal.body.size()) +
+                            "\r\nConnection: close\r\n\r\n";
     const QByteArray whole = head + refusal.body;
     stream.write(whole.constData(), std::size_t(whole.size()));
 }
@@ -205,8 +222,9 @@ void drainBriefly(int fd)
 
 } // namespace
 
-HeaderLimitedServer::HeaderLimitedServer(std::size_t headBudget)
+HeaderLimitedServer::HeaderLimitedServer(std::size_t headBudget, int headTimeoutMs)
     : m_headBudget(headBudget)
+    , m_headTimeoutMs(headTimeoutMs)
 {}
 
 bool HeaderLimitedServer::headBudgetExceeded()
@@ -236,7 +254,8 @@ bool HeaderLimitedServer::waitForRequest(socket_t sock) const
 bool HeaderLimitedServer::process_and_close_socket(socket_t sock)
 {
     HeadCountingStream stream(sock, millisecondsOf(read_timeout_sec_, read_timeout_usec_),
-                              millisecondsOf(write_timeout_sec_, write_timeout_usec_), m_headBudget);
+                              millisecondsOf(write_timeout_sec_, write_timeout_usec_), m_headBudget,
+                              m_headTimeoutMs);
     bool ok = false;
     for (std::size_t left = keep_alive_max_count_; left > 0 && waitForRequest(sock); --left) {
         bool closed = false;
@@ -244,8 +263,20 @@ bool HeaderLimitedServer::process_and_close_socket(socket_t sock)
         ok = process_request(stream, left == 1, closed, [&stream](httplib::Request &) { stream.disarm(); });
         if (t_headBudgetExceeded) {
             if (!stream.answered())
-                answerHeadTooLarge(stream);
+                answerHead(stream, ErrorCode::HeadersTooLarge,
+                           QStringLiteral("the request line is longer than this receiver reads; send a "
+                                          "shorter path and query"),
+                           "HTTP/1.1 431 Request Header Fields Too Large");
             drainBriefly(sock);
+            break;
+        }
+        if (t_headTimedOut) {
+            if (!stream.answered())
+                answerHead(stream, ErrorCode::RequestTimeout,
+                           QStringLiteral("the request's head did not arrive within %1 ms; send it "
+                                          "at once")
+                               .arg(m_headTimeoutMs),
+                           "HTTP/1.1 408 Request Timeout");
             break;
         }
         if (!ok || closed || t_closeAfterResponse) {
@@ -255,6 +286,7 @@ bool HeaderLimitedServer::process_and_close_socket(socket_t sock)
         }
     }
     t_headBudgetExceeded = false;
+    t_headTimedOut = false;
     t_closeAfterResponse = false;
     ::shutdown(sock, SHUT_RDWR);
     ::close(sock);

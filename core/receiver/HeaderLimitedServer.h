@@ -11,12 +11,17 @@ namespace multilane {
 // memory before it looks at it, and has no cap on the number of lines; past the budget this
 // server's connection stops reading, httplib answers the request (HttpBridge turns it into 431
 // `headers_too_large`), and the connection is closed after a short, bounded drain that lets the
-// client read the answer. Bodies are not limited here. It also closes a connection whose response
-// said `Connection: close`, draining what the client still sends in the same way.
-// Private to the receiver library.
+// client read the answer. A head must also arrive whole within a deadline (408 otherwise):
+// httplib's read timeout restarts with every byte, so one byte a second would hold a thread forever. Bodies
+// are not limited here. It also closes a connection whose response said `Connection: close`, draining what
+// the client still sends in the same way. Private to the receiver library.
 class HeaderLimitedServer : public httplib::Server {
 public:
-    explicit HeaderLimitedServer(std::size_t headBudget);
+    // headTimeoutMs: a request's whole head (from its first byte) must arrive within this; a
+    // client trickling it (slowloris) gets 408 and loses the connection, whatever the per-read
+    // timeout says.
+    HeaderLimitedServer(std::size_t headBudget, int headTimeoutMs);
+    void setHeadTimeout(int milliseconds) { m_headTimeoutMs = milliseconds; }
 
     // True on a server thread whose current request ran out of its head budget.
     static bool headBudgetExceeded();
@@ -31,6 +36,7 @@ private:
     bool waitForRequest(socket_t sock) const;
 
     std::size_t m_headBudget;
+    int m_headTimeoutMs;
 };
 
 } // namespace multilane

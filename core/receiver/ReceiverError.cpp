@@ -68,6 +68,8 @@ const char *errorCodeName(ErrorCode code)
         return "too_many_uploads";
     case ErrorCode::HeadersTooLarge:
         return "headers_too_large";
+    case ErrorCode::RequestTimeout:
+        return "request_timeout";
     }
     return "storage_error";
 }
@@ -98,6 +100,8 @@ int httpStatus(ErrorCode code)
         return 429;
     case ErrorCode::HeadersTooLarge:
         return 431;
+    case ErrorCode::RequestTimeout:
+        return 408;
     case ErrorCode::QuotaExceeded:
     case ErrorCode::InsufficientStorage:
         return 507;

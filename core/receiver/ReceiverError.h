@@ -29,6 +29,7 @@ enum class ErrorCode {
     InsufficientStorage,
     TooManyUploads,
     HeadersTooLarge,
+    RequestTimeout, // the request's head did not arrive in time (a trickling client)
 };
 
 // An error a store or handler reports as a value: the protocol code, a message that tells the
