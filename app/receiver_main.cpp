@@ -9,6 +9,7 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDateTime>
+#include <QFileInfo>
 #include <QMutex>
 #include <csignal>
 #include <cstdio>
@@ -56,7 +57,10 @@ int main(int argc, char *argv[])
         "Receives files from the multilane client (and from curl -T) into a storage folder.\n\n"
         "Example:\n"
         "  multilane-receiver --storage /srv/inbox --listen 0.0.0.0:9101,9102,9103\n"
-        "  curl -T report.pdf http://HOST:9101/v1/files/inbox/"));
+        "  curl -T report.pdf http://HOST:9101/v1/files/inbox/\n"
+        "  multilane-receiver --storage /srv/inbox --listen 9101,9102 \\\n"
+        "      --tls-cert /etc/letsencrypt/live/HOST/fullchain.pem --tls-key "
+        "/etc/letsencrypt/live/HOST/privkey.pem"));
     parser.addHelpOption();
     parser.addVersionOption();
     const QCommandLineOption storageOption(
@@ -85,8 +89,16 @@ int main(int argc, char *argv[])
         QStringLiteral("Close a kept-alive connection that sends no request for this long, e.g. 10s. "
                        "Default: 10s."),
         QStringLiteral("DURATION"), QStringLiteral("10s"));
-    parser.addOptions(
-        {storageOption, listenOption, quietOption, expireOption, maxConnectionsOption, idleTimeoutOption});
+    const QCommandLineOption tlsCertOption(
+        QStringLiteral("tls-cert"),
+        QStringLiteral("Serve HTTPS on every address with this PEM certificate chain (e.g. certbot's "
+                       "fullchain.pem). Needs --tls-key."),
+        QStringLiteral("FILE"));
+    const QCommandLineOption tlsKeyOption(
+        QStringLiteral("tls-key"), QStringLiteral("The PEM private key of --tls-cert (no passphrase)."),
+        QStringLiteral("FILE"));
+    parser.addOptions({storageOption, listenOption, quietOption, expireOption, maxConnectionsOption,
+                       idleTimeoutOption, tlsCertOption, tlsKeyOption});
     if (!parser.parse(QCoreApplication::arguments()))
         return refuse(parser.errorText() + QStringLiteral(" (see --help)"));
     if (parser.isSet(QStringLiteral("help")))
@@ -124,6 +136,15 @@ int main(int argc, char *argv[])
         return refuse(QStringLiteral("--idle-timeout takes a duration from 1s to 1h, not '%1'")
                           .arg(parser.value(idleTimeoutOption)));
 
+    if (parser.isSet(tlsCertOption) != parser.isSet(tlsKeyOption))
+        return refuse(
+            QStringLiteral("--tls-cert FILE and --tls-key FILE go together: give both for HTTPS, or "
+                           "neither for HTTP"));
+    std::optional<TlsFiles> tls;
+    if (parser.isSet(tlsCertOption))
+        tls = TlsFiles{QFileInfo(parser.value(tlsCertOption)).absoluteFilePath(),
+                       QFileInfo(parser.value(tlsKeyOption)).absoluteFilePath()};
+
     LocalFolderStore store(parser.value(storageOption));
     if (const auto problem = store.prepare())
         return refuse(problem->message);
@@ -131,6 +152,7 @@ int main(int argc, char *argv[])
     ReceiverServer::Options options;
     options.maxConnections = maxConnections;
     options.idleTimeoutSeconds = int(idleTimeout->count());
+    options.tls = tls;
     const bool quiet = parser.isSet(quietOption);
     if (!quiet)
         options.log = logLine;
@@ -138,8 +160,13 @@ int main(int argc, char *argv[])
 
     if (const auto problem = server.start(addresses))
         return refuse(*problem);
-    for (const ListenAddress &bound : server.boundAddresses())
-        std::printf("listening on %s\n", qPrintable(bound.url()));
+    for (const ListenAddress &bound : server.boundAddresses()) {
+        const QString url = server.usesTls() ? QStringLiteral("https://") + bound.toString() : bound.url();
+        std::printf("listening on %s\n", qPrintable(url));
+    }
+    // Clients that do not trust the certificate's issuer (a self-signed one) pin this value.
+    if (server.usesTls())
+        std::printf("certificate sha256 %s\n", qPrintable(server.certificateSha256()));
     std::fflush(stdout);
     if (!quiet)
         logLine(QStringLiteral("storing into %1").arg(store.storageFolder()));
@@ -158,8 +185,15 @@ int main(int argc, char *argv[])
 
     int received = 0;
     sigwait(&stopSignals, &received);
-    if (!quiet)
+    if (!quiet) {
         logLine(QStringLiteral("stopping (signal %1)").arg(received));
+        if (server.usesTls()) {
+            const ReceiverServer::TlsHandshakes handshakes = server.tlsHandshakes();
+            logLine(QStringLiteral("tls handshakes: %1 (%2 resumed)")
+                        .arg(handshakes.completed)
+                        .arg(handshakes.resumed));
+        }
+    }
     server.stop();
     return 0;
 }

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <netdb.h>
+#include <openssl/ssl.h>
 #include <sys/socket.h>
 #include <thread>
 #include <unistd.h>
@@ -54,7 +55,8 @@ QString bindProblem(const ListenAddress &address)
 } // namespace
 
 struct ReceiverServer::Listener {
-    httplib::Server http;
+    std::unique_ptr<httplib::Server> server; // an httplib::SSLServer when TLS is on
+    SSL_CTX *tlsContext = nullptr;           // owned by the SSLServer
     ListenAddress address;
     std::thread thread;
     std::atomic<bool> finished = false;
@@ -80,7 +82,26 @@ std::optional<QString> ReceiverServer::start(const QList<ListenAddress> &address
     ReceiverService &service = m_service;
     for (const ListenAddress &address : addresses) {
         auto listener = std::make_unique<Listener>();
-        httplib::Server &http = listener->http;
+        if (m_options.tls) {
+            std::optional<QString> tlsProblem;
+            auto secure = std::make_unique<httplib::SSLServer>(
+                [&tlsProblem, &files = *m_options.tls](SSL_CTX &context) {
+                    tlsProblem = TlsServerContext::configure(context, files);
+                    return !tlsProblem;
+                });
+            if (!secure->is_valid()) {
+                for (const auto &bound : m_listeners)
+                    launch(*bound);
+                stop();
+                return tlsProblem.value_or(QStringLiteral("cannot set up TLS"));
+            }
+            listener->tlsContext = secure->ssl_context();
+            listener->server = std::move(secure);
+        } else {
+            listener->server = std::make_unique<httplib::Server>();
+        }
+        // The same options for HTTP and HTTPS: SSLServer only wraps each accepted socket.
+        httplib::Server &http = *listener->server;
         const int maxConnections = m_options.maxConnections;
         http.new_task_queue = [maxConnections] { return new ConnectionQueue(maxConnections); };
         http.set_keep_alive_max_count(KeepAliveRequests);
@@ -147,12 +168,12 @@ std::optional<QString> ReceiverServer::start(const QList<ListenAddress> &address
 void ReceiverServer::launch(Listener &listener)
 {
     listener.thread = std::thread([&listener] {
-        listener.http.listen_after_bind();
+        listener.server->listen_after_bind();
         listener.finished = true;
     });
     // httplib's stop() does nothing until the accept loop runs, so a stop() right after start()
     // would otherwise leave a thread serving forever.
-    while (!listener.http.is_running() && !listener.finished)
+    while (!listener.server->is_running() && !listener.finished)
         std::this_thread::yield();
 }
 
@@ -164,10 +185,29 @@ QList<ListenAddress> ReceiverServer::boundAddresses() const
     return bound;
 }
 
+QString ReceiverServer::certificateSha256() const
+{
+    if (m_listeners.empty() || !m_listeners.front()->tlsContext)
+        return {};
+    return TlsServerContext::certificateSha256(*m_listeners.front()->tlsContext);
+}
+
+ReceiverServer::TlsHandshakes ReceiverServer::tlsHandshakes() const
+{
+    TlsHandshakes total;
+    for (const auto &listener : m_listeners) {
+        if (!listener->tlsContext)
+            continue;
+        total.completed += SSL_CTX_sess_accept_good(listener->tlsContext);
+        total.resumed += SSL_CTX_sess_hits(listener->tlsContext);
+    }
+    return total;
+}
+
 void ReceiverServer::stop()
 {
     for (const auto &listener : m_listeners)
-        listener->http.stop();
+        listener->server->stop();
     for (const auto &listener : m_listeners) {
         if (listener->thread.joinable())
             listener->thread.join();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "ListenAddress.h"
+#include "TlsServerContext.h"
 
 #include <QList>
 #include <QString>
@@ -13,8 +14,8 @@ namespace multilane {
 
 class ReceiverService;
 
-// The HTTP front end: one cpp-httplib server per listen address, each accepting on its own thread
-// and serving connections from its own thread pool, all over one shared ReceiverService.
+// The HTTP(S) front end: one cpp-httplib server per listen address, each accepting on its own
+// thread and serving connections from its own thread pool, all over one shared ReceiverService.
 class ReceiverServer {
 public:
     struct Options {
@@ -23,6 +24,8 @@ public:
         int maxConnections = 256;
         int idleTimeoutSeconds = 10; // how long a kept-alive connection may wait for its next request
         int ioTimeoutSeconds = 60;
+        // Set: every address serves HTTPS with this certificate (httplib's SSLServer), else HTTP.
+        std::optional<TlsFiles> tls;
         // Called from server threads for failed requests and finished files; unset = silent.
         std::function<void(const QString &line)> log;
     };
@@ -38,6 +41,16 @@ public:
     std::optional<QString> start(const QList<ListenAddress> &addresses);
     // The addresses as bound, with the real port where port 0 was asked for.
     QList<ListenAddress> boundAddresses() const;
+    bool usesTls() const { return m_options.tls.has_value(); }
+    // SHA-256 of the served certificate (DER, hex) for clients' --pin-sha256; empty without TLS.
+    QString certificateSha256() const;
+    // TLS handshakes completed so far over every address, and how many resumed a session
+    // (a resumed one skips the certificate and key exchange work).
+    struct TlsHandshakes {
+        long completed = 0;
+        long resumed = 0;
+    };
+    TlsHandshakes tlsHandshakes() const;
     // Stops accepting, lets running requests finish and joins the threads. Idempotent.
     void stop();
 
