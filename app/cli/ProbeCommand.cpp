@@ -3,6 +3,7 @@
 #include "BandwidthProbe.h"
 #include "ByteSize.h"
 #include "SpeedTest.h"
+#include "TlsTrust.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -32,6 +33,7 @@ void ProbeCommand::start()
     QList<QNetworkAccessManager *> managers;
     for (int i = 0; i < 12; ++i) {
         m_managers.push_back(std::make_unique<QNetworkAccessManager>());
+        TlsTrust::watch(*m_managers.back());
         managers.append(m_managers.back().get());
     }
     if (m_request.speedTest) {

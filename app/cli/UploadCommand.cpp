@@ -9,6 +9,7 @@
 #include "ProbeCommand.h"
 #include "ResumeJournal.h"
 #include "SourceScanner.h"
+#include "TlsTrust.h"
 #include "TransferScheduler.h"
 
 #include <QDateTime>
@@ -27,6 +28,7 @@ UploadCommand::UploadCommand(const UploadRequest &request, ResumeJournal *journa
 {
     if (request.json)
         m_json = std::make_unique<JsonEventWriter>(out);
+    TlsTrust::watch(m_healthManager);
 }
 
 UploadCommand::~UploadCommand() = default;
@@ -139,6 +141,7 @@ void UploadCommand::onHealthChecked(const QList<std::optional<QString>> &problem
     QList<QNetworkAccessManager *> managers;
     for (int i = 0; i < 12; ++i) {
         m_probeManagers.push_back(std::make_unique<QNetworkAccessManager>());
+        TlsTrust::watch(*m_probeManagers.back());
         managers.append(m_probeManagers.back().get());
     }
     BandwidthProbe::Options options;

@@ -25,7 +25,9 @@ void HealthCheck::check(const QList<Endpoint> &endpoints, int timeoutMs)
             m_manager.get(ReceiverApi::request(endpoint, ReceiverApi::healthRoute(), timeoutMs));
         connect(reply, &QNetworkReply::finished, this, [this, reply, i, name = endpoint.displayName()] {
             const ApiReply answer = ReceiverApi::read(reply);
-            if (answer.error) {
+            if (answer.error && answer.error->isTlsFailure()) {
+                m_problems[i] = answer.error->message; // names the endpoint and the fix already
+            } else if (answer.error) {
                 m_problems[i] =
                     QStringLiteral("%1 does not answer (%2); check that multilane-receiver runs there "
                                    "and the address is right")

@@ -21,8 +21,10 @@ struct ApiError {
     QString code;       // the receiver's error code, e.g. "checksum_mismatch"
     QString message;    // human text, from the receiver or from Qt
 
-    // Worth sending again (elsewhere or later): no answer, 5xx, 408, 429, or a corrupted chunk.
+    // Worth sending again (elsewhere or later): no answer, 5xx, 408, 429, or a corrupted chunk;
+    // never a TLS failure (an untrusted certificate or a wrong pin).
     bool isRetriable() const;
+    bool isTlsFailure() const; // code "tls_…"; the message names the endpoint and the fix
 };
 
 // The outcome of one request: the JSON answer or an error.
