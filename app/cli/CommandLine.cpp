@@ -48,7 +48,10 @@ static QString uploadHelp(const QCommandLineParser &parser)
                "\nAn endpoints file holds one URL per line, or\n"
                "  "
                "{\"endpoints\":[{\"url\":\"http://"
-               "recv:9101\",\"token\":\"…\",\"weight\":1,\"maxConnections\":6}]}\n");
+               "recv:9101\",\"token\":\"…\",\"weight\":1,\"maxConnections\":6}]}\n"
+               "and an https:// endpoint may add \"caFile\":\"cert.pem\" (read next to the endpoints "
+               "file) or\n\"pinSha256\":\"<64 hex digits>\" (see multilane-receiver's 'certificate "
+               "sha256' line).\n");
 }
 
 static Result usageError(const QString &message)
