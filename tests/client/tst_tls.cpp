@@ -194,6 +194,13 @@ private Q_SLOTS:
 
     void badTlsOptionsAreUsageErrors()
     {
+        Run run0 = runClient({QStringLiteral("upload"), QStringLiteral("--endpoint"),
+                              QStringLiteral("http://127.0.0.1:1"), QStringLiteral("--pin-sha256"),
+                              m_certificate.sha256Hex, m_keys.path()});
+        QCOMPARE(run0.exitCode, 2);
+        QVERIFY2(
+            run0.stderrText.contains(QStringLiteral("--ca-file and --pin-sha256 are for https:// endpoints")),
+            qPrintable(run0.stderrText));
         Run run =
             runClient(upload(QStringLiteral("x"), {QStringLiteral("--pin-sha256"), QStringLiteral("12ab")}));
         QCOMPARE(run.exitCode, 2);
@@ -250,6 +257,37 @@ private Q_SLOTS:
         QVERIFY2(run.exitCode == 0, qPrintable(run.stderrText));
         QVERIFY(TestFiles::sameContents(m_source.filePath(QStringLiteral("set/big.bin")),
                                         QDir(storage.path()).filePath(QStringLiteral("big.bin"))));
+    }
+
+    // The journal keeps the pin: `resume` needs no --pin-sha256 to finish a pinned upload.
+    void resumeReusesTheJournaledPin()
+    {
+        const QString file = m_source.filePath(QStringLiteral("resume/slow.bin"));
+        QVERIFY(TestFiles::write(file, 4 * 1024 * 1024, 77));
+        const QString state = m_state.filePath(QStringLiteral("resume-state"));
+        QProcess client;
+        client.start(QStringLiteral(MULTILANE_CLIENT_BIN),
+                     QStringList{QStringLiteral("upload")} + m_secure->endpointArguments() +
+                         QStringList{QStringLiteral("--pin-sha256"), m_certificate.sha256Hex,
+                                     QStringLiteral("--state-dir"), state, QStringLiteral("--chunk-size"),
+                                     QStringLiteral("256K"), QStringLiteral("--limit-rate"),
+                                     QStringLiteral("256K"), QStringLiteral("--json"),
+                                     QStringLiteral("--dest"), QStringLiteral("resume"), file});
+        // Killed at its first progress event: well before the 16 s the rate limit makes it last.
+        bool progressed = false;
+        const QDeadlineTimer deadline(30000);
+        while (!progressed && client.waitForReadyRead(int(deadline.remainingTime()))) {
+            while (client.canReadLine())
+                progressed = progressed || client.readLine().contains("\"event\":\"progress\"");
+        }
+        QVERIFY(progressed);
+        client.kill();
+        QVERIFY(client.waitForFinished(10000));
+        QVERIFY(!TestFiles::sameContents(file, m_storage.filePath(QStringLiteral("resume/slow.bin"))));
+
+        const Run run = runClient({QStringLiteral("resume"), QStringLiteral("--state-dir"), state});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.stderrText));
+        QVERIFY(TestFiles::sameContents(file, m_storage.filePath(QStringLiteral("resume/slow.bin"))));
     }
 
     // Keep-alive holds over TLS: far fewer handshakes than requests. Runs last: it stops the receiver.
