@@ -192,6 +192,20 @@ private Q_SLOTS:
         }
     }
 
+    void plainHttpToATlsPortSaysUseHttps()
+    {
+        QString url = m_secure->urls().first().toString();
+        url.replace(QStringLiteral("https://"), QStringLiteral("http://"));
+        const Run run = runClient({QStringLiteral("upload"), QStringLiteral("--endpoint"), url,
+                                   m_source.filePath(QStringLiteral("set/small1.bin"))});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.stderrText.contains(url + QStringLiteral(" does not answer")),
+                 qPrintable(run.stderrText));
+        QVERIFY2(
+            run.stderrText.contains(QStringLiteral("(a receiver started with --tls-cert needs https://)")),
+            qPrintable(run.stderrText));
+    }
+
     void badTlsOptionsAreUsageErrors()
     {
         Run run0 = runClient({QStringLiteral("upload"), QStringLiteral("--endpoint"),
