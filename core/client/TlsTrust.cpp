@@ -3,6 +3,8 @@
 #include "ReceiverApi.h"
 
 #include <QCryptographicHash>
+#include <QHash>
+#include <QMutex>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
@@ -45,6 +47,23 @@ bool checkPin(QNetworkReply &reply, const QList<QSslError> &errors = {})
     return false;
 }
 
+QString sessionKey(const QUrl &url)
+{
+    return url.adjusted(QUrl::RemovePath | QUrl::RemoveQuery | QUrl::RemoveUserInfo).toString();
+}
+
+// The latest TLS session ticket per receiver address, shared by every manager (lane) of the
+// process: Qt shares sessions only among one manager's connections, which open together.
+struct SessionTickets {
+    QMutex mutex;
+    QHash<QString, QByteArray> byAddress;
+};
+SessionTickets &sessionTickets()
+{
+    static SessionTickets tickets;
+    return tickets;
+}
+
 } // namespace
 
 QByteArray sha256(const QSslCertificate &certificate)
@@ -58,15 +77,24 @@ void apply(QNetworkRequest &request, const Endpoint &endpoint)
 {
     if (endpoint.url.scheme() != QLatin1String("https"))
         return;
-    if (endpoint.pinSha256.isEmpty() && endpoint.caCertificates.isEmpty())
-        return; // Qt's default: the system CAs and the host name check
     QSslConfiguration configuration = QSslConfiguration::defaultConfiguration();
+    // A new manager's first connection resumes the session another manager got from this
+    // receiver (a resumed handshake skips the certificate check and signature).
+    configuration.setSslOption(QSsl::SslOptionDisableSessionPersistence, false);
+    {
+        SessionTickets &tickets = sessionTickets();
+        const QMutexLocker locker(&tickets.mutex);
+        const QByteArray ticket = tickets.byAddress.value(sessionKey(endpoint.url));
+        if (!ticket.isEmpty())
+            configuration.setSessionTicket(ticket);
+    }
+    // Neither a pin nor a CA file: Qt's default trust, the system CAs and the host name check.
     if (!endpoint.pinSha256.isEmpty()) {
         // Trust no CA at all, so every handshake reports errors and the pin alone decides
         // (watch()); a CA-signed certificate that is not the pinned one is refused too.
         configuration.setCaCertificates({});
         request.setAttribute(PinAttribute, endpoint.pinSha256);
-    } else {
+    } else if (!endpoint.caCertificates.isEmpty()) {
         // Explicitly the system's plus the file's: setting CA certificates turns off Qt's
         // on-demand loading of the system ones.
         static const QList<QSslCertificate> system = QSslConfiguration::systemCaCertificates();
@@ -87,6 +115,15 @@ void watch(QNetworkAccessManager &manager)
     QObject::connect(&manager, &QNetworkAccessManager::encrypted, &manager, [](QNetworkReply *reply) {
         if (!checkPin(*reply))
             reply->abort();
+    });
+    // Keeps the session ticket of each answer for the next manager (needs persistence, see apply()).
+    QObject::connect(&manager, &QNetworkAccessManager::finished, &manager, [](QNetworkReply *reply) {
+        const QByteArray ticket = reply->sslConfiguration().sessionTicket();
+        if (ticket.isEmpty() || reply->error() != QNetworkReply::NoError)
+            return;
+        SessionTickets &tickets = sessionTickets();
+        const QMutexLocker locker(&tickets.mutex);
+        tickets.byAddress.insert(sessionKey(reply->url()), ticket);
     });
 }
 

@@ -304,7 +304,8 @@ private Q_SLOTS:
         QVERIFY(TestFiles::sameContents(file, m_storage.filePath(QStringLiteral("resume/slow.bin"))));
     }
 
-    // Keep-alive holds over TLS: far fewer handshakes than requests. Runs last: it stops the receiver.
+    // Keep-alive holds over TLS: far fewer handshakes than requests, and sessions are resumed
+    // across the client's network managers. Runs last: it stops the receiver.
     void connectionsAreKeptAlive()
     {
         const QString many = m_source.filePath(QStringLiteral("many"));
@@ -322,9 +323,12 @@ private Q_SLOTS:
         const QRegularExpressionMatch match = handshakes.match(log);
         QVERIFY2(match.hasMatch(), qPrintable(log));
         const int completed = match.captured(1).toInt();
-        qInfo("TLS handshakes over the whole test: %d (%d resumed)", completed, match.captured(2).toInt());
+        const int resumed = match.captured(2).toInt();
+        qInfo("TLS handshakes over the whole test: %d (%d resumed)", completed, resumed);
         // 120 files are at least 120 requests in this last upload alone.
         QVERIFY2(completed > 0 && completed < 120, qPrintable(log));
+        // Each upload's transfer lanes start after its health check, whose session they resume.
+        QVERIFY2(resumed > 0, qPrintable(log));
     }
 
 private:
