@@ -271,6 +271,17 @@ private Q_SLOTS:
         QVERIFY2(run.exitCode == 0, qPrintable(run.stderrText));
         QVERIFY(TestFiles::sameContents(m_source.filePath(QStringLiteral("set/big.bin")),
                                         QDir(storage.path()).filePath(QStringLiteral("big.bin"))));
+
+        // And an https:// URL on that plain port says what is wrong.
+        QString url = plain.urls().first().toString();
+        url.replace(QStringLiteral("http://"), QStringLiteral("https://"));
+        const Run wrongScheme = runClient({QStringLiteral("upload"), QStringLiteral("--endpoint"), url,
+                                           m_source.filePath(QStringLiteral("set/small1.bin"))});
+        QCOMPARE(wrongScheme.exitCode, 1);
+        QVERIFY2(wrongScheme.stderrText.contains(QStringLiteral("the TLS handshake with %1 failed").arg(url)),
+                 qPrintable(wrongScheme.stderrText));
+        QVERIFY2(wrongScheme.stderrText.contains(QStringLiteral("needs an http:// URL")),
+                 qPrintable(wrongScheme.stderrText));
     }
 
     // The journal keeps the pin: `resume` needs no --pin-sha256 to finish a pinned upload.
