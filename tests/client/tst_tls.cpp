@@ -206,6 +206,18 @@ private Q_SLOTS:
             qPrintable(run.stderrText));
     }
 
+    void probeTakesThePinToo()
+    {
+        const QStringList endpoint{QStringLiteral("probe"), QStringLiteral("--endpoint"),
+                                   m_secure->urls().first().toString()};
+        Run run = runClient(endpoint);
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.stderrText.contains(QStringLiteral("the receiver's certificate is not trusted")),
+                 qPrintable(run.stderrText));
+        run = runClient(endpoint + QStringList{QStringLiteral("--pin-sha256"), m_certificate.sha256Hex});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.stderrText));
+    }
+
     void badTlsOptionsAreUsageErrors()
     {
         Run run0 = runClient({QStringLiteral("upload"), QStringLiteral("--endpoint"),
