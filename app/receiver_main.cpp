@@ -15,6 +15,7 @@
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QFile>
+#include <QFileInfo>
 #include <QStringBuilder>
 #include <csignal>
 #include <cstdio>
@@ -102,7 +103,10 @@ int main(int argc, char *argv[])
         "Receives files from the multilane client (and from curl -T) into a storage folder.\n\n"
         "Example:\n"
         "  multilane-receiver --storage /srv/inbox --listen 0.0.0.0:9101,9102,9103\n"
-        "  curl -T report.pdf http://HOST:9101/v1/files/inbox/"));
+        "  curl -T report.pdf http://HOST:9101/v1/files/inbox/\n"
+        "  multilane-receiver --storage /srv/inbox --listen 9101,9102 \\\n"
+        "      --tls-cert /etc/letsencrypt/live/HOST/fullchain.pem --tls-key "
+        "/etc/letsencrypt/live/HOST/privkey.pem"));
     parser.addHelpOption();
     parser.addVersionOption();
     const QCommandLineOption storageOption(
@@ -131,6 +135,14 @@ int main(int argc, char *argv[])
         QStringLiteral("Close a kept-alive connection that sends no request for this long, e.g. 10s. "
                        "Default: 10s."),
         QStringLiteral("DURATION"), QStringLiteral("10s"));
+    const QCommandLineOption tlsCertOption(
+        QStringLiteral("tls-cert"),
+        QStringLiteral("Serve HTTPS on every address with this PEM certificate chain (e.g. certbot's "
+                       "fullchain.pem). Needs --tls-key."),
+        QStringLiteral("FILE"));
+    const QCommandLineOption tlsKeyOption(
+        QStringLiteral("tls-key"), QStringLiteral("The PEM private key of --tls-cert (no passphrase)."),
+        QStringLiteral("FILE"));
     const QCommandLineOption tokenFileOption(
         QStringLiteral("token-file"),
         QStringLiteral("Require 'Authorization: Bearer <token>' with one of the tokens in FILE (one per "
@@ -178,9 +190,10 @@ int main(int argc, char *argv[])
     // Every option, once: the parser and the config file both take them from here, so a flag
     // added to this list works in the file too.
     const QList<QCommandLineOption> options{
-        storageOption,       listenOption,    quietOption,         expireOption,       maxConnectionsOption,
-        idleTimeoutOption,   tokenFileOption, maxFileSizeOption,   maxChunkSizeOption, diskReserveOption,
-        maxUnfinishedOption, accessLogOption, metricsListenOption, metricsTokenOption};
+        storageOption,        listenOption,       quietOption,         expireOption,
+        maxConnectionsOption, idleTimeoutOption,  tokenFileOption,     maxFileSizeOption,
+        maxChunkSizeOption,   diskReserveOption,  maxUnfinishedOption, accessLogOption,
+        metricsListenOption,  metricsTokenOption, tlsCertOption,       tlsKeyOption};
     parser.addOptions(options);
     parser.addOption(configOption);
     QStringList arguments = QCoreApplication::arguments();
@@ -236,6 +249,15 @@ int main(int argc, char *argv[])
     if (!idleTimeout || idleTimeout->count() < 1 || idleTimeout->count() > 3600)
         return refuse(QStringLiteral("--idle-timeout takes a duration from 1s to 1h, not '%1'")
                           .arg(parser.value(idleTimeoutOption)));
+
+    if (parser.isSet(tlsCertOption) != parser.isSet(tlsKeyOption))
+        return refuse(
+            QStringLiteral("--tls-cert FILE and --tls-key FILE go together: give both for HTTPS, or "
+                           "neither for HTTP"));
+    std::optional<TlsFiles> tls;
+    if (parser.isSet(tlsCertOption))
+        tls = TlsFiles{QFileInfo(parser.value(tlsCertOption)).absoluteFilePath(),
+                       QFileInfo(parser.value(tlsKeyOption)).absoluteFilePath()};
 
     ReceiverService::Options serviceOptions;
     ReceiverLimits &limits = serviceOptions.limits;
@@ -307,6 +329,7 @@ int main(int argc, char *argv[])
     serverOptions.tokenId = [&service](const QByteArray &authorization) {
         return service.tokenId(authorization);
     };
+    serverOptions.tls = tls;
     if (!quiet)
         serverOptions.log = logLine;
     if (accessLog)
@@ -318,8 +341,13 @@ int main(int argc, char *argv[])
 
     if (const auto problem = server.start(addresses))
         return refuse(*problem);
-    for (const ListenAddress &bound : server.boundAddresses())
-        std::printf("listening on %s\n", qPrintable(bound.url()));
+    for (const ListenAddress &bound : server.boundAddresses()) {
+        const QString url = server.usesTls() ? QStringLiteral("https://") + bound.toString() : bound.url();
+        std::printf("listening on %s\n", qPrintable(url));
+    }
+    // Clients that do not trust the certificate's issuer (a self-signed one) pin this value.
+    if (server.usesTls())
+        std::printf("certificate sha256 %s\n", qPrintable(server.certificateSha256()));
     if (const auto bound = server.boundMetricsAddress())
         std::printf("metrics on %s/metrics\n", qPrintable(bound->url()));
     std::fflush(stdout);
@@ -363,6 +391,12 @@ int main(int argc, char *argv[])
         logLine(QStringLiteral("stopping (signal %1)").arg(received));
     if (const quint64 dropped = stderrLog().droppedLines())
         logLine(QStringLiteral("dropped %1 log lines while stderr was not being read").arg(dropped));
+    if (!quiet && server.usesTls()) {
+        const ReceiverServer::TlsHandshakes handshakes = server.tlsHandshakes();
+        logLine(QStringLiteral("tls handshakes: %1 (%2 resumed)")
+                    .arg(handshakes.completed)
+                    .arg(handshakes.resumed));
+    }
     server.stop();
     return 0;
 }

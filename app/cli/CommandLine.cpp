@@ -4,6 +4,7 @@
 #include "UploadPath.h"
 
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <QProcessEnvironment>
 #include <QRegularExpression>
 
@@ -47,7 +48,10 @@ static QString uploadHelp(const QCommandLineParser &parser)
                "\nAn endpoints file holds one URL per line, or\n"
                "  "
                "{\"endpoints\":[{\"url\":\"http://"
-               "recv:9101\",\"token\":\"…\",\"weight\":1,\"maxConnections\":6}]}\n");
+               "recv:9101\",\"token\":\"…\",\"weight\":1,\"maxConnections\":6}]}\n"
+               "and an https:// endpoint may add \"caFile\":\"cert.pem\" (read next to the endpoints "
+               "file) or\n\"pinSha256\":\"<64 hex digits>\" (see multilane-receiver's 'certificate "
+               "sha256' line).\n");
 }
 
 static Result usageError(const QString &message)
@@ -141,19 +145,31 @@ Result parse(const QStringList &arguments)
         QStringLiteral("resume: a source file changed since it was started is sent "
                        "again from zero (restart, default) or refused (fail)."),
         QStringLiteral("restart|fail"), QStringLiteral("restart"));
+    const QCommandLineOption caFile(
+        QStringLiteral("ca-file"),
+        QStringLiteral("https: trust the PEM CA certificate(s) in FILE as well as the system's, e.g. the "
+                       "receiver's self-signed certificate."),
+        QStringLiteral("FILE"));
+    const QCommandLineOption pinSha256(
+        QStringLiteral("pin-sha256"),
+        QStringLiteral("https: accept exactly the receiver certificate with this SHA-256 (64 hex digits, "
+                       "printed by multilane-receiver at start), even self-signed; no other."),
+        QStringLiteral("HEX"));
     if (command == QLatin1String("upload")) {
         parser.addOptions({help, endpoint, endpointsFile, connections, chunkSize, dest, token, onConflict,
-                           order, limitRate, json, quiet, stateDir, maxOffline, stallTimeout});
+                           order, limitRate, json, quiet, stateDir, maxOffline, stallTimeout, caFile,
+                           pinSha256});
         parser.addPositionalArgument(QStringLiteral("PATH"), QStringLiteral("Files and folders to send."),
                                      QStringLiteral("PATH..."));
     } else if (command == QLatin1String("probe") || command == QLatin1String("speedtest")) {
         parser.setApplicationDescription(
             QStringLiteral("Measure bandwidth and round trip to the endpoints."));
-        parser.addOptions({help, endpoint, endpointsFile, token, json});
+        parser.addOptions({help, endpoint, endpointsFile, token, json, caFile, pinSha256});
     } else if (command == QLatin1String("resume")) {
         parser.setApplicationDescription(
             QStringLiteral("Continue every unfinished upload from the journal."));
-        parser.addOptions({help, json, quiet, stateDir, maxOffline, stallTimeout, onChange, token});
+        parser.addOptions(
+            {help, json, quiet, stateDir, maxOffline, stallTimeout, onChange, token, caFile, pinSha256});
     } else {
         parser.setApplicationDescription(QStringLiteral("List unfinished uploads."));
         parser.addOptions({help, json, stateDir});
@@ -171,6 +187,18 @@ Result parse(const QStringList &arguments)
 
     UploadRequest &request = result.upload;
     request.json = parser.isSet(json);
+    if (parser.isSet(pinSha256)) {
+        const Parsed<QByteArray> pin = EndpointParser::pinFromHex(parser.value(pinSha256));
+        if (!pin.value)
+            return usageError(QStringLiteral("--pin-sha256: ") + pin.error);
+        request.pinSha256 = *pin.value;
+    }
+    if (parser.isSet(caFile)) {
+        request.caFile = QFileInfo(parser.value(caFile)).absoluteFilePath();
+        Endpoint probe; // reads the file now, so a wrong path is a usage error before anything runs
+        if (const auto problem = EndpointParser::loadCaFile(probe, request.caFile))
+            return usageError(QStringLiteral("--ca-file: ") + *problem);
+    }
     const bool isProbe = command == QLatin1String("probe") || command == QLatin1String("speedtest");
     request.speedTest = command == QLatin1String("speedtest");
     if (!isProbe)
@@ -224,6 +252,17 @@ Result parse(const QStringList &arguments)
             QStringLiteral("no endpoint given: add --endpoint http://host:port or --endpoints-file FILE"));
     if (isProbe)
         result.command = Command::Probe;
+    if (!request.caFile.isEmpty() || !request.pinSha256.isEmpty()) {
+        const bool anyHttps =
+            std::any_of(request.endpoints.cbegin(), request.endpoints.cend(),
+                        [](const Endpoint &e) { return e.url.scheme() == QLatin1String("https"); });
+        if (!anyHttps)
+            return usageError(QStringLiteral("--ca-file and --pin-sha256 are for https:// endpoints; every "
+                                             "endpoint given is http://"));
+        if (const auto problem =
+                EndpointParser::applyTlsDefaults(request.endpoints, request.caFile, request.pinSha256))
+            return usageError(*problem);
+    }
 
     QByteArray sharedToken = parser.value(token).toUtf8();
     if (sharedToken.isEmpty())

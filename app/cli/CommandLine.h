@@ -20,6 +20,8 @@ struct UploadRequest {
     bool quiet = false;
     QString stateDir;                // the resume journal's folder; empty: the default
     QByteArray tokenOverride;        // resume --token: for endpoints whose token was not journaled
+    QString caFile;                  // --ca-file, for https endpoints without their own (resume)
+    QByteArray pinSha256;            // --pin-sha256, likewise
     bool restartChangedFiles = true; // resume: a changed source starts over (--on-change restart)
 };
 

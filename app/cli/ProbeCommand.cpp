@@ -3,6 +3,7 @@
 #include "BandwidthProbe.h"
 #include "ByteSize.h"
 #include "SpeedTest.h"
+#include "TlsTrust.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>

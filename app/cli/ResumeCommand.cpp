@@ -50,6 +50,9 @@ UploadRequest ResumeCommand::requestFor(const JournalBatch &batch) const
         if (endpoint.token.isEmpty())
             endpoint.token = m_options.tokenOverride;
     }
+    // The file was readable when the command line was parsed; an error here is a race at worst,
+    // and leaves the endpoint on the system CAs, where the TLS error says what to do.
+    EndpointParser::applyTlsDefaults(request.endpoints, m_options.caFile, m_options.pinSha256);
     request.destination = batch.destination;
     request.transfer.chunkSize = batch.chunkSize > 0 ? batch.chunkSize : request.transfer.chunkSize;
     request.transfer.onConflict = batch.onConflict;

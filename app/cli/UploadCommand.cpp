@@ -11,6 +11,7 @@
 #include "ReachabilityHint.h"
 #include "ResumeJournal.h"
 #include "SourceScanner.h"
+#include "TlsTrust.h"
 #include "TransferScheduler.h"
 
 #include <QDateTime>
@@ -29,6 +30,7 @@ UploadCommand::UploadCommand(const UploadRequest &request, ResumeJournal *journa
 {
     if (request.json)
         m_json = std::make_unique<JsonEventWriter>(out);
+    TlsTrust::watch(m_healthManager);
 }
 
 UploadCommand::~UploadCommand() = default;

@@ -42,8 +42,11 @@ void BandwidthProbe::measureRtt(int remaining)
         delete timer;
         const ApiReply answer = ReceiverApi::read(reply);
         if (answer.error) {
-            Q_EMIT failed(QStringLiteral("%1 does not answer: %2")
-                              .arg(m_endpoints.first().displayName(), answer.error->message));
+            // A TLS failure's message names the endpoint and the fix already.
+            Q_EMIT failed(answer.error->isTlsFailure()
+                              ? answer.error->message
+                              : QStringLiteral("%1 does not answer: %2")
+                                    .arg(m_endpoints.first().displayName(), answer.error->message));
             return;
         }
         if (remaining < 3 && (m_bestRttMs < 0 || ms < m_bestRttMs))

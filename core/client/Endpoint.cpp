@@ -1,6 +1,8 @@
 #include "Endpoint.h"
 
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -34,7 +36,50 @@ Parsed<Endpoint> fromUrl(const QString &text)
     return Parsed<Endpoint>::ok(endpoint);
 }
 
-static Parsed<QList<Endpoint>> fromJson(const QJsonDocument &document)
+Parsed<QByteArray> pinFromHex(const QString &text)
+{
+    QString hex = text.trimmed();
+    hex.remove(QLatin1Char(':'));
+    static const QRegularExpression sha256Hex(QStringLiteral("^[0-9A-Fa-f]{64}$"));
+    if (!sha256Hex.match(hex).hasMatch())
+        return Parsed<QByteArray>::fail(
+            QStringLiteral("'%1' is not a SHA-256 pin: expected 64 hex digits, as multilane-receiver "
+                           "prints after 'certificate sha256'")
+                .arg(text));
+    return Parsed<QByteArray>::ok(QByteArray::fromHex(hex.toLatin1()));
+}
+
+std::optional<QString> loadCaFile(Endpoint &endpoint, const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return QStringLiteral("cannot read the CA file %1: %2").arg(path, file.errorString());
+    const QList<QSslCertificate> certificates = QSslCertificate::fromData(file.readAll(), QSsl::Pem);
+    if (certificates.isEmpty())
+        return QStringLiteral("the CA file %1 holds no PEM certificate (-----BEGIN CERTIFICATE-----)")
+            .arg(path);
+    endpoint.caFile = path;
+    endpoint.caCertificates = certificates;
+    return std::nullopt;
+}
+
+std::optional<QString> applyTlsDefaults(QList<Endpoint> &endpoints, const QString &caFile,
+                                        const QByteArray &pinSha256)
+{
+    for (Endpoint &endpoint : endpoints) {
+        if (endpoint.url.scheme() != QLatin1String("https") || !endpoint.caFile.isEmpty() ||
+            !endpoint.pinSha256.isEmpty())
+            continue;
+        endpoint.pinSha256 = pinSha256;
+        if (!caFile.isEmpty()) {
+            if (auto problem = loadCaFile(endpoint, caFile))
+                return problem;
+        }
+    }
+    return std::nullopt;
+}
+
+static Parsed<QList<Endpoint>> fromJson(const QJsonDocument &document, const QString &baseDir)
 {
     const QJsonValue list = document.object().value(QLatin1String("endpoints"));
     if (!list.isArray())
@@ -54,12 +99,29 @@ static Parsed<QList<Endpoint>> fromJson(const QJsonDocument &document)
         if (endpoint.weight < 1 || endpoint.maxConnections < 1)
             return Parsed<QList<Endpoint>>::fail(
                 QStringLiteral("endpoint %1: weight and maxConnections must be at least 1").arg(i + 1));
+        const QString caFile = object.value(QLatin1String("caFile")).toString();
+        const QString pin = object.value(QLatin1String("pinSha256")).toString();
+        if ((!caFile.isEmpty() || !pin.isEmpty()) && endpoint.url.scheme() != QLatin1String("https"))
+            return Parsed<QList<Endpoint>>::fail(
+                QStringLiteral("endpoint %1: caFile and pinSha256 need an https:// URL").arg(i + 1));
+        if (!caFile.isEmpty()) {
+            if (const auto problem = loadCaFile(endpoint, QDir(baseDir).absoluteFilePath(caFile)))
+                return Parsed<QList<Endpoint>>::fail(
+                    QStringLiteral("endpoint %1: %2").arg(i + 1).arg(*problem));
+        }
+        if (!pin.isEmpty()) {
+            const Parsed<QByteArray> parsedPin = pinFromHex(pin);
+            if (!parsedPin.value)
+                return Parsed<QList<Endpoint>>::fail(
+                    QStringLiteral("endpoint %1: pinSha256: %2").arg(i + 1).arg(parsedPin.error));
+            endpoint.pinSha256 = *parsedPin.value;
+        }
         endpoints.append(endpoint);
     }
     return Parsed<QList<Endpoint>>::ok(endpoints);
 }
 
-Parsed<QList<Endpoint>> fromFileContents(const QByteArray &contents)
+Parsed<QList<Endpoint>> fromFileContents(const QByteArray &contents, const QString &baseDir)
 {
     const QByteArray trimmed = contents.trimmed();
     if (trimmed.startsWith('{')) {
@@ -68,7 +130,7 @@ Parsed<QList<Endpoint>> fromFileContents(const QByteArray &contents)
         if (error.error != QJsonParseError::NoError)
             return Parsed<QList<Endpoint>>::fail(
                 QStringLiteral("invalid JSON at offset %1: %2").arg(error.offset).arg(error.errorString()));
-        return fromJson(document);
+        return fromJson(document, baseDir);
     }
     QList<Endpoint> endpoints;
     int lineNumber = 0;
@@ -92,7 +154,7 @@ Parsed<QList<Endpoint>> fromFile(const QString &path)
     if (!file.open(QIODevice::ReadOnly))
         return Parsed<QList<Endpoint>>::fail(
             QStringLiteral("cannot read %1: %2").arg(path, file.errorString()));
-    Parsed<QList<Endpoint>> parsed = fromFileContents(file.readAll());
+    Parsed<QList<Endpoint>> parsed = fromFileContents(file.readAll(), QFileInfo(path).absolutePath());
     if (!parsed.value)
         parsed.error = path + QLatin1String(": ") + parsed.error;
     return parsed;

@@ -2,6 +2,7 @@
 
 #include <QByteArray>
 #include <QList>
+#include <QSslCertificate>
 #include <QString>
 #include <QUrl>
 #include <optional>
@@ -14,6 +15,12 @@ struct Endpoint {
     QByteArray token; // sent as "Authorization: Bearer <token>" when not empty
     int weight = 1;   // share of chunks relative to the other endpoints
     int maxConnections = 6;
+    // https only. PEM CA certificates trusted in addition to the system's; caFile names their file.
+    QString caFile;
+    QList<QSslCertificate> caCertificates;
+    // https only. SHA-256 of the receiver's certificate (DER, 32 bytes). When set it is the only
+    // check: the certificate is accepted, even self-signed, exactly when it matches.
+    QByteArray pinSha256;
 
     QString displayName() const
     {
@@ -33,9 +40,17 @@ namespace EndpointParser {
 // "http://host:9101", "host:9101" (http assumed). Rejects other schemes and missing hosts.
 Parsed<Endpoint> fromUrl(const QString &text);
 // One URL per line (blank lines and # comments skipped), or
-// {"endpoints":[{"url":…,"token":…,"weight":…,"maxConnections":…}]}.
-Parsed<QList<Endpoint>> fromFileContents(const QByteArray &contents);
+// {"endpoints":[{"url":…,"token":…,"weight":…,"maxConnections":…,"caFile":…,"pinSha256":…}]};
+// a relative caFile is read from baseDir (the endpoints file's folder).
+Parsed<QList<Endpoint>> fromFileContents(const QByteArray &contents, const QString &baseDir = {});
 Parsed<QList<Endpoint>> fromFile(const QString &path);
+// 64 hex digits, colons allowed (as `openssl x509 -fingerprint -sha256` prints them) -> 32 bytes.
+Parsed<QByteArray> pinFromHex(const QString &text);
+// Reads the PEM certificates of `path` into endpoint.caFile/caCertificates; the error names the file.
+std::optional<QString> loadCaFile(Endpoint &endpoint, const QString &path);
+// The command line's --ca-file / --pin-sha256: for each https endpoint that sets neither itself.
+std::optional<QString> applyTlsDefaults(QList<Endpoint> &endpoints, const QString &caFile,
+                                        const QByteArray &pinSha256);
 } // namespace EndpointParser
 
 } // namespace multilane

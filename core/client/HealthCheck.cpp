@@ -24,14 +24,21 @@ void HealthCheck::check(const QList<Endpoint> &endpoints, int timeoutMs)
         const Endpoint &endpoint = endpoints.at(i);
         QNetworkReply *reply =
             m_manager.get(ReceiverApi::request(endpoint, ReceiverApi::healthRoute(), timeoutMs));
-        connect(reply, &QNetworkReply::finished, this, [this, reply, i, endpoint, timeoutMs] {
+        const bool plainHttp = endpoint.url.scheme() == QLatin1String("http");
+        connect(reply, &QNetworkReply::finished, this, [this, reply, i, plainHttp, endpoint, timeoutMs] {
+            // A TLS port closes a plain HTTP connection without a word.
+            const bool closedUnanswered = reply->error() == QNetworkReply::RemoteHostClosedError;
             const ApiReply answer = ReceiverApi::read(reply);
             const QString name = endpoint.displayName();
-            if (answer.error) {
+            if (answer.error && answer.error->isTlsFailure()) {
+                m_problems[i] = answer.error->message; // names the endpoint and the fix already
+            } else if (answer.error) {
                 m_problems[i] =
                     QStringLiteral("%1 does not answer (%2); check that multilane-receiver runs there "
                                    "and the address is right")
                         .arg(name, answer.error->message);
+                if (plainHttp && closedUnanswered)
+                    *m_problems[i] += QStringLiteral(" (a receiver started with --tls-cert needs https://)");
             } else if (answer.body.value(QLatin1String("protocol")).toInt() != ReceiverApi::ProtocolVersion) {
                 m_problems[i] = QStringLiteral("%1 is not a multilane-receiver speaking protocol %2")
                                     .arg(name)

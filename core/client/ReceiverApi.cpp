@@ -1,5 +1,7 @@
 #include "ReceiverApi.h"
 
+#include "TlsTrust.h"
+
 #include <QCoreApplication>
 #include <QJsonDocument>
 #include <QUrl>
@@ -16,8 +18,15 @@ std::optional<OnConflict> onConflictFromName(const QString &name)
     return conflictPolicyFromName(name.toLatin1());
 }
 
+bool ApiError::isTlsFailure() const
+{
+    return code.startsWith(QLatin1String("tls_"));
+}
+
 bool ApiError::isRetriable() const
 {
+    if (isTlsFailure())
+        return false; // the same certificate would be refused again: only the user can fix it
     return httpStatus == 0 || (httpStatus >= 500 && httpStatus != 507) || httpStatus == 408 ||
            httpStatus == 429 || code == QLatin1String("checksum_mismatch");
 }
@@ -52,6 +61,7 @@ QNetworkRequest request(const Endpoint &endpoint, const QString &route, int tran
     // A transfer with no bytes moving for this long is aborted and retried elsewhere.
     request.setTransferTimeout(transferTimeoutMs);
     request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
+    TlsTrust::apply(request, endpoint);
     return request;
 }
 
@@ -86,6 +96,10 @@ ApiReply read(QNetworkReply *reply)
     if (reply->error() == QNetworkReply::NoError && result.httpStatus >= 200 && result.httpStatus < 300)
         return result;
 
+    if (std::optional<ApiError> tls = TlsTrust::failure(*reply)) {
+        result.error = tls;
+        return result;
+    }
     ApiError error;
     error.httpStatus = result.httpStatus;
     const QJsonObject errorObject = result.body.value(QLatin1String("error")).toObject();

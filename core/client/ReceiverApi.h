@@ -23,11 +23,13 @@ struct ApiError {
     QJsonObject details; // the receiver's whole error object (limits, figures), may be empty
 
     // Worth sending again (elsewhere or later): no answer, 5xx but 507, 408, 429, or a corrupted
-    // chunk. 507 (disk full, quota used up) is not: retrying within seconds cannot fix it.
+    // chunk. 507 (disk full, quota used up) is not: retrying within seconds cannot fix it; nor is
+    // a TLS failure (an untrusted certificate or a wrong pin).
     bool isRetriable() const;
     // Failed for now, but `multilane resume` may well finish it later: retriable errors, and a
     // receiver out of space or holding too many uploads (someone can fix that meanwhile).
     bool isWorthResumingLater() const;
+    bool isTlsFailure() const; // code "tls_…"; the message names the endpoint and the fix
 };
 
 // The outcome of one request: the JSON answer or an error.

@@ -109,10 +109,15 @@ QJsonObject batchRecord(const JournalBatch &batch)
 {
     QJsonArray endpoints;
     for (const Endpoint &endpoint : batch.endpoints) {
-        endpoints.append(QJsonObject{{QStringLiteral("url"), endpoint.url.toString(QUrl::FullyEncoded)},
-                                     {QStringLiteral("token"), QString::fromUtf8(endpoint.token)},
-                                     {QStringLiteral("weight"), endpoint.weight},
-                                     {QStringLiteral("maxConnections"), endpoint.maxConnections}});
+        QJsonObject object{{QStringLiteral("url"), endpoint.url.toString(QUrl::FullyEncoded)},
+                           {QStringLiteral("token"), QString::fromUtf8(endpoint.token)},
+                           {QStringLiteral("weight"), endpoint.weight},
+                           {QStringLiteral("maxConnections"), endpoint.maxConnections}};
+        if (!endpoint.caFile.isEmpty())
+            object.insert(QStringLiteral("caFile"), endpoint.caFile);
+        if (!endpoint.pinSha256.isEmpty())
+            object.insert(QStringLiteral("pinSha256"), QString::fromLatin1(endpoint.pinSha256.toHex()));
+        endpoints.append(object);
     }
     return {{QStringLiteral("t"), QStringLiteral("batch")},
             {QStringLiteral("id"), batch.id},
@@ -272,6 +277,11 @@ bool ResumeJournal::Model::apply(const QJsonObject &record)
             endpoint.token = object.value(QLatin1String("token")).toString().toUtf8();
             endpoint.weight = object.value(QLatin1String("weight")).toInt(1);
             endpoint.maxConnections = object.value(QLatin1String("maxConnections")).toInt(6);
+            endpoint.pinSha256 =
+                QByteArray::fromHex(object.value(QLatin1String("pinSha256")).toString().toLatin1());
+            // A CA file that is gone leaves the system CAs; the TLS error then says what to do.
+            if (const QString caFile = object.value(QLatin1String("caFile")).toString(); !caFile.isEmpty())
+                EndpointParser::loadCaFile(endpoint, caFile);
             batch.endpoints.append(endpoint);
         }
         addBatch(batch);

@@ -4,6 +4,7 @@
 
 #include "ChunkHash.h"
 #include "FileRangeDevice.h"
+#include "TlsTrust.h"
 
 #include <QFileInfo>
 #include <QJsonArray>
@@ -30,10 +31,12 @@ TransferScheduler::TransferScheduler(EndpointPool &pool, const TransferOptions &
         for (int lane = 0; lane < m_pool.laneCount(endpoint); ++lane) {
             auto *manager = new QNetworkAccessManager(this);
             manager->setRedirectPolicy(QNetworkRequest::ManualRedirectPolicy);
+            TlsTrust::watch(*manager);
             lanes.append(manager);
         }
         m_managers.append(lanes);
     }
+    TlsTrust::watch(m_probeManager);
     m_endpointStats = QList<EndpointStats>(m_pool.endpointCount());
     connect(&m_hasher, &HashWorker::chunkHashed, this, &TransferScheduler::onChunkHashed);
     connect(&m_hasher, &HashWorker::fileHashed, this, &TransferScheduler::onFileHashed);

@@ -25,7 +25,7 @@ constexpr int IdlePollMs = 50; // how often an idle connection looks at stop()
 // Before closing a connection the client is still sending on (a refused head, or a refused body
 // beyond HttpBridge's drain): read and drop this much, so the close does not reset the
 // connection and take the answer with it. A client that stops sending ends it at once.
-constexpr int LingerMs = 2000;
+constexpr int LingerMs = 5000; // long enough for a 64 MiB chunk on a busy machine
 constexpr std::size_t LingerBytes = std::size_t(64) << 20;
 
 // Waits until `fd` is ready for `events`; false on timeout or error.

@@ -21,7 +21,6 @@ public:
     // client trickling it (slowloris) gets 408 and loses the connection, whatever the per-read
     // timeout says.
     HeaderLimitedServer(std::size_t headBudget, int headTimeoutMs);
-    void setHeadTimeout(int milliseconds) { m_headTimeoutMs = milliseconds; }
 
     // True on a server thread whose current request ran out of its head budget.
     static bool headBudgetExceeded();

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <netdb.h>
+#include <openssl/ssl.h>
 #include <sys/socket.h>
 #include <thread>
 #include <unistd.h>
@@ -65,7 +66,10 @@ QString bindProblem(const ListenAddress &address)
 constexpr std::size_t HeadBudget = std::size_t(ReceiverLimits().maxHeaderBytes) + 16 * 1024;
 
 struct ReceiverServer::Listener {
-    HeaderLimitedServer http{HeadBudget, 10000};
+    // Plain HTTP listeners bound each request head (size and time); httplib's SSLServer runs its own
+    // connection loop, so HTTPS has httplib's per-line limits and per-read timeouts only.
+    std::unique_ptr<httplib::Server> server; // an httplib::SSLServer when TLS is on
+    SSL_CTX *tlsContext = nullptr;           // owned by the SSLServer
     ListenAddress address;
     bool metricsOnly = false;
     std::thread thread;
@@ -99,12 +103,31 @@ std::optional<QString> ReceiverServer::start(const QList<ListenAddress> &address
     for (const auto &[address, metricsOnly] : wanted) {
         auto listener = std::make_unique<Listener>();
         listener->metricsOnly = metricsOnly;
-        httplib::Server &http = listener->http;
+        if (m_options.tls && !metricsOnly) { // the metrics listener stays plain (a local scraper)
+            std::optional<QString> tlsProblem;
+            auto secure = std::make_unique<httplib::SSLServer>(
+                [&tlsProblem, &files = *m_options.tls](SSL_CTX &context) {
+                    tlsProblem = TlsServerContext::configure(context, files);
+                    return !tlsProblem;
+                });
+            if (!secure->is_valid()) {
+                for (const auto &bound : m_listeners)
+                    launch(*bound);
+                stop();
+                return tlsProblem.value_or(QStringLiteral("cannot set up TLS"));
+            }
+            listener->tlsContext = secure->ssl_context();
+            listener->server = std::move(secure);
+        } else {
+            // A request's head gets as long as an idle connection may wait: generous for any real
+            // client (a head is one round trip), fatal for one that trickles it.
+            listener->server = std::make_unique<HeaderLimitedServer>(
+                HeadBudget, 1000 * std::max(1, m_options.idleTimeoutSeconds));
+        }
+        // The same options for HTTP and HTTPS: SSLServer only wraps each accepted socket.
+        httplib::Server &http = *listener->server;
         http.set_keep_alive_max_count(KeepAliveRequests);
         http.set_keep_alive_timeout(std::max(1, m_options.idleTimeoutSeconds));
-        // A request's head gets as long as an idle connection may wait: generous for any real
-        // client (a head is one round trip), fatal for one that trickles it.
-        listener->http.setHeadTimeout(1000 * std::max(1, m_options.idleTimeoutSeconds));
         http.set_read_timeout(m_options.ioTimeoutSeconds);
         http.set_write_timeout(m_options.ioTimeoutSeconds);
         http.set_tcp_nodelay(true);
@@ -207,8 +230,8 @@ std::optional<QString> ReceiverServer::bind(Listener &listener, const ListenAddr
 {
     int port = address.port;
     if (port == 0)
-        port = listener.http.bind_to_any_port(address.host.toStdString());
-    else if (!listener.http.bind_to_port(address.host.toStdString(), port))
+        port = listener.server->bind_to_any_port(address.host.toStdString());
+    else if (!listener.server->bind_to_port(address.host.toStdString(), port))
         port = -1;
     if (port <= 0)
         return QStringLiteral("cannot listen on %1: %2").arg(address.toString(), bindProblem(address));
@@ -219,12 +242,12 @@ std::optional<QString> ReceiverServer::bind(Listener &listener, const ListenAddr
 void ReceiverServer::launch(Listener &listener)
 {
     listener.thread = std::thread([&listener] {
-        listener.http.listen_after_bind();
+        listener.server->listen_after_bind();
         listener.finished = true;
     });
     // httplib's stop() does nothing until the accept loop runs, so a stop() right after start()
     // would otherwise leave a thread serving forever.
-    while (!listener.http.is_running() && !listener.finished)
+    while (!listener.server->is_running() && !listener.finished)
         std::this_thread::yield();
 }
 
@@ -247,10 +270,29 @@ std::optional<ListenAddress> ReceiverServer::boundMetricsAddress() const
     return std::nullopt;
 }
 
+QString ReceiverServer::certificateSha256() const
+{
+    if (m_listeners.empty() || !m_listeners.front()->tlsContext)
+        return {};
+    return TlsServerContext::certificateSha256(*m_listeners.front()->tlsContext);
+}
+
+ReceiverServer::TlsHandshakes ReceiverServer::tlsHandshakes() const
+{
+    TlsHandshakes total;
+    for (const auto &listener : m_listeners) {
+        if (!listener->tlsContext)
+            continue;
+        total.completed += SSL_CTX_sess_accept_good(listener->tlsContext);
+        total.resumed += SSL_CTX_sess_hits(listener->tlsContext);
+    }
+    return total;
+}
+
 void ReceiverServer::stop()
 {
     for (const auto &listener : m_listeners)
-        listener->http.stop();
+        listener->server->stop();
     for (const auto &listener : m_listeners) {
         if (listener->thread.joinable())
             listener->thread.join();

@@ -3,6 +3,7 @@
 #include "ListenAddress.h"
 #include "MetricsAccess.h"
 #include "ReceiverMetrics.h"
+#include "TlsServerContext.h"
 
 #include <QList>
 #include <QString>
@@ -20,8 +21,8 @@ namespace multilane {
 
 class ReceiverService;
 
-// The HTTP front end: one cpp-httplib server per listen address, each accepting on its own thread
-// and serving connections from its own thread pool, all over one shared ReceiverService.
+// The HTTP(S) front end: one cpp-httplib server per listen address, each accepting on its own
+// thread and serving connections from its own thread pool, all over one shared ReceiverService.
 class ReceiverServer {
 public:
     struct Options {
@@ -30,6 +31,8 @@ public:
         int maxConnections = 256;
         int idleTimeoutSeconds = 10; // how long a kept-alive connection may wait for its next request
         int ioTimeoutSeconds = 60;
+        // Set: every address serves HTTPS with this certificate (httplib's SSLServer), else HTTP.
+        std::optional<TlsFiles> tls;
         // Called from server threads for failed requests and finished files; unset = silent.
         std::function<void(const QString &line)> log;
         // Called from server threads with one logfmt line per request (HttpBridge::accessLine).
@@ -60,6 +63,16 @@ public:
     // The metrics listener as bound, when there is one.
     std::optional<ListenAddress> boundMetricsAddress() const;
     ReceiverMetrics &metrics() { return *m_metrics; }
+    bool usesTls() const { return m_options.tls.has_value(); }
+    // SHA-256 of the served certificate (DER, hex) for clients' --pin-sha256; empty without TLS.
+    QString certificateSha256() const;
+    // TLS handshakes completed so far over every address, and how many resumed a session
+    // (a resumed one skips the certificate and key exchange work).
+    struct TlsHandshakes {
+        long completed = 0;
+        long resumed = 0;
+    };
+    TlsHandshakes tlsHandshakes() const;
     // Stops accepting, lets running requests finish and joins the threads. Idempotent.
     void stop();
 

@@ -46,7 +46,7 @@ bool ReceiverProcess::launch(const QString &listen, int ports)
         m_errorText = m_process.errorString();
         return false;
     }
-    static const QRegularExpression listening(QStringLiteral("^listening on (http://\\S+)$"));
+    static const QRegularExpression listening(QStringLiteral("^listening on (https?://\\S+)$"));
     QByteArray pending;
     m_urls.clear();
     const QDeadlineTimer deadline(15000);

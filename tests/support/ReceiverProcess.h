@@ -22,6 +22,8 @@ public:
     const QList<QUrl> &urls() const { return m_urls; }
     QStringList endpointArguments() const; // --endpoint URL for each port
     QString errorText() const { return m_errorText; }
+    // The last 16 KiB the receiver logged (complete after the process has finished).
+    QByteArray stderrTail() const { return m_stderrTail; }
     QProcess &process() { return m_process; }
 
 private:
