@@ -8,6 +8,7 @@
 #include "SettingsStore.h"
 #include "SpeedGraph.h"
 #include "TokenStore.h"
+#include "TlsTrust.h"
 #include "TransferController.h"
 #include "TransferTableModel.h"
 #include "TrayIcon.h"
@@ -49,6 +50,7 @@ MainWindow::MainWindow(SettingsStore &settings, TokenStore &tokens, TransferCont
     , m_model(new TransferTableModel(controller, this))
 {
     initResources();
+    TlsTrust::watch(m_network); // the Test button must accept pinned endpoints too
     setWindowTitle(tr("Multilane"));
     setWindowIcon(QIcon(QStringLiteral(":/multilane/multilane.svg")));
     setAcceptDrops(true);

@@ -210,9 +210,11 @@ void toHttpResponse(const ServiceResponse &response, httplib::Response &out)
     out.status = response.status;
     for (const auto &[name, value] : response.headers)
         out.set_header(stdString(name), stdString(value));
-    if (response.streamLength < 0) {
-        out.set_content(response.body.constData(), std::size_t(response.body.size()),
-                        stdString(response.contentType));
+    if (response.streamLength <= 0) {
+        // An empty stream is an empty body: httplib given a provider of length 0 would wait for
+        // the provider until the read timeout instead of answering at once.
+        const QByteArray &body = response.streamLength == 0 ? QByteArray() : response.body;
+        out.set_content(body.constData(), std::size_t(body.size()), stdString(response.contentType));
         return;
     }
     auto buffer = std::make_shared<std::vector<char>>(StreamBufferSize);
