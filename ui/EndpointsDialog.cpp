@@ -120,6 +120,16 @@ EndpointsDialog::EndpointsDialog(const QList<EndpointEntry> &entries, QNetworkAc
     m_token->setEchoMode(QLineEdit::PasswordEchoOnEdit);
     m_token->setPlaceholderText(tr("none"));
     m_token->setAccessibleName(tr("Endpoint token"));
+    m_caFile = new QLineEdit(this);
+    m_caFile->setPlaceholderText(tr("system certificates"));
+    m_caFile->setAccessibleName(tr("CA certificate file"));
+    m_caFile->setToolTip(tr("https only: a PEM file of CA certificates to trust besides the system's "
+                            "(for a receiver with a certificate from your own CA)"));
+    m_pin = new QLineEdit(this);
+    m_pin->setPlaceholderText(tr("none"));
+    m_pin->setAccessibleName(tr("Certificate SHA-256 pin"));
+    m_pin->setToolTip(tr("https only: accept exactly the certificate with this SHA-256 (64 hex digits, as "
+                         "multilane-receiver prints after 'certificate sha256'), even self-signed"));
     m_weight = new QSpinBox(this);
     m_weight->setRange(1, 1000);
     m_weight->setAccessibleName(tr("Endpoint weight"));
@@ -137,11 +147,13 @@ EndpointsDialog::EndpointsDialog(const QList<EndpointEntry> &entries, QNetworkAc
     numbers->addWidget(m_enabled);
     form->addRow(tr("U&RL:"), m_url);
     form->addRow(tr("T&oken:"), m_token);
+    form->addRow(tr("&CA file:"), m_caFile);
+    form->addRow(tr("&Pin (SHA-256):"), m_pin);
     auto *weightLabel = new QLabel(tr("&Weight:"), this);
     weightLabel->setBuddy(m_weight);
     form->addRow(weightLabel, numbers);
     layout->addLayout(form);
-    for (QLineEdit *field : {m_url, m_token})
+    for (QLineEdit *field : {m_url, m_token, m_caFile, m_pin})
         connect(field, &QLineEdit::textEdited, this, &EndpointsDialog::storeField);
     for (QSpinBox *field : {m_weight, m_maxConnections})
         connect(field, &QSpinBox::valueChanged, this, &EndpointsDialog::storeField);
@@ -161,8 +173,8 @@ EndpointsDialog::EndpointsDialog(const QList<EndpointEntry> &entries, QNetworkAc
     if (m_locked) {
         for (QPushButton *b : std::as_const(m_editButtons))
             b->setEnabled(false);
-        for (QWidget *w :
-             std::initializer_list<QWidget *>{m_url, m_token, m_weight, m_maxConnections, m_enabled}) {
+        for (QWidget *w : std::initializer_list<QWidget *>{m_url, m_token, m_caFile, m_pin, m_weight,
+                                                           m_maxConnections, m_enabled}) {
             w->setEnabled(false);
             w->setToolTip(tr("Managed by %1").arg(managedBy));
         }
@@ -221,12 +233,16 @@ void EndpointsDialog::showCurrent()
     const EndpointEntry entry = row >= 0 ? m_entries.at(row) : EndpointEntry{};
     m_url->setText(row >= 0 ? entry.endpoint.url.toString() : QString());
     m_token->setText(QString::fromUtf8(entry.endpoint.token));
+    m_caFile->setText(entry.endpoint.caFile);
+    const QByteArray &pin = entry.endpoint.pinSha256; // 32 bytes, or what was typed (not valid yet)
+    m_pin->setText(QString::fromLatin1(pin.size() == 32 ? pin.toHex() : pin));
     m_weight->setValue(entry.endpoint.weight);
     m_maxConnections->setValue(entry.endpoint.maxConnections);
     m_enabled->setChecked(entry.enabled);
     m_loadingFields = false;
     const bool editable = row >= 0 && !m_locked;
-    for (QWidget *w : std::initializer_list<QWidget *>{m_url, m_token, m_weight, m_maxConnections, m_enabled})
+    for (QWidget *w : std::initializer_list<QWidget *>{m_url, m_token, m_caFile, m_pin, m_weight,
+                                                       m_maxConnections, m_enabled})
         w->setEnabled(editable);
 }
 
@@ -239,6 +255,11 @@ void EndpointsDialog::storeField()
     // Kept as typed (validate() judges it on OK), so a half-typed URL is not thrown away.
     entry.endpoint.url = QUrl(m_url->text().trimmed());
     entry.endpoint.token = m_token->text().toUtf8();
+    // Kept as typed; validate() reads the CA file and checks the pin on OK.
+    entry.endpoint.caFile = m_caFile->text().trimmed();
+    entry.endpoint.caCertificates.clear();
+    const Parsed<QByteArray> pin = EndpointParser::pinFromHex(m_pin->text());
+    entry.endpoint.pinSha256 = pin.value ? *pin.value : m_pin->text().trimmed().toLatin1();
     entry.endpoint.weight = m_weight->value();
     entry.endpoint.maxConnections = m_maxConnections->value();
     entry.enabled = m_enabled->isChecked();
@@ -398,7 +419,27 @@ std::optional<QString> EndpointsDialog::validate()
             selectRow(int(i));
             return tr("Endpoint %1: %2").arg(i + 1).arg(parsed.error);
         }
-        m_entries[i].endpoint.url = parsed.value->url;
+        Endpoint &endpoint = m_entries[i].endpoint;
+        endpoint.url = parsed.value->url;
+        const auto problem = [this, i](const QString &what) {
+            selectRow(int(i));
+            return tr("Endpoint %1: %2").arg(i + 1).arg(what);
+        };
+        const bool https = endpoint.url.scheme() == QLatin1String("https");
+        if (!https && (!endpoint.caFile.isEmpty() || !endpoint.pinSha256.isEmpty()))
+            return problem(tr("a CA file and a pin only apply to https:// endpoints"));
+        if (!endpoint.pinSha256.isEmpty() && endpoint.pinSha256.size() != 32) {
+            const Parsed<QByteArray> pin =
+                EndpointParser::pinFromHex(QString::fromLatin1(endpoint.pinSha256));
+            if (!pin.value)
+                return problem(pin.error);
+            endpoint.pinSha256 = *pin.value;
+        }
+        if (!endpoint.caFile.isEmpty()) {
+            if (const std::optional<QString> unreadable =
+                    EndpointParser::loadCaFile(endpoint, endpoint.caFile))
+                return problem(*unreadable);
+        }
     }
     return std::nullopt;
 }

@@ -41,12 +41,17 @@ public:
     std::optional<QString> importFrom(const QString &path);
     std::optional<QString> exportTo(const QString &path, bool withTokens) const;
     void testSelected();
+    // What OK checks (URLs; for https the CA file is read and the pin parsed); the problem, if
+    // any, in words, with its row selected.
+    std::optional<QString> validate();
     // What the Test column says for a row ("healthy, 3 ms", or the problem).
     QString testResult(int row) const;
 
     // The edit fields for the selected endpoint, for tests and accessibility tools.
     QLineEdit *urlField() const { return m_url; }
     QLineEdit *tokenField() const { return m_token; }
+    QLineEdit *caFileField() const { return m_caFile; }
+    QLineEdit *pinField() const { return m_pin; }
     QSpinBox *weightField() const { return m_weight; }
     QSpinBox *maxConnectionsField() const { return m_maxConnections; }
     QCheckBox *enabledField() const { return m_enabled; }
@@ -60,7 +65,6 @@ private:
     void showCurrent();
     void storeField();
     // Checks every URL before the dialog closes; the first problem, if any.
-    std::optional<QString> validate();
     void probeBandwidth(int row, const Endpoint &endpoint);
     void finishTest();
 
@@ -72,6 +76,8 @@ private:
     QTableWidget *m_table;
     QLineEdit *m_url;
     QLineEdit *m_token;
+    QLineEdit *m_caFile; // https: PEM CA certificates trusted besides the system's
+    QLineEdit *m_pin;    // https: SHA-256 of the receiver's certificate (hex)
     QSpinBox *m_weight;
     QSpinBox *m_maxConnections;
     QCheckBox *m_enabled;

@@ -16,6 +16,11 @@ static QJsonArray endpointsToJson(const QList<EndpointEntry> &entries, bool with
                            {QStringLiteral("enabled"), entry.enabled}};
         if (withTokens && !entry.endpoint.token.isEmpty())
             object.insert(QStringLiteral("token"), QString::fromUtf8(entry.endpoint.token));
+        // Trust settings are not secrets: a CA file path and a certificate fingerprint.
+        if (!entry.endpoint.caFile.isEmpty())
+            object.insert(QStringLiteral("caFile"), entry.endpoint.caFile);
+        if (!entry.endpoint.pinSha256.isEmpty())
+            object.insert(QStringLiteral("pinSha256"), QString::fromLatin1(entry.endpoint.pinSha256.toHex()));
         array.append(object);
     }
     return array;

@@ -18,7 +18,9 @@ struct EndpointEntry {
     {
         return endpoint.url == other.endpoint.url && endpoint.token == other.endpoint.token &&
                endpoint.weight == other.endpoint.weight &&
-               endpoint.maxConnections == other.endpoint.maxConnections && enabled == other.enabled;
+               endpoint.maxConnections == other.endpoint.maxConnections &&
+               endpoint.caFile == other.endpoint.caFile && endpoint.pinSha256 == other.endpoint.pinSha256 &&
+               enabled == other.enabled;
     }
 };
 

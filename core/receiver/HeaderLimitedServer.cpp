@@ -94,7 +94,9 @@ public:
             m_headDeadline - std::chrono::steady_clock::now());
         if (left.count() > 0 && waitFor(m_fd, POLLIN, int(std::min<qint64>(left.count(), m_readTimeoutMs))))
             return true;
-        t_headTimedOut = std::chrono::steady_clock::now() >= m_headDeadline;
+        // The deadline, not the per-read timeout, ended this wait. (Comparing the clock with the
+        // deadline instead would miss it by the sub-millisecond the wait was rounded down.)
+        t_headTimedOut = left.count() <= m_readTimeoutMs;
         return false;
     }
     bool is_writable() const override { return waitFor(m_fd, POLLOUT, m_writeTimeoutMs); }
@@ -277,6 +279,7 @@ bool HeaderLimitedServer::process_and_close_socket(socket_t sock)
                                           "at once")
                                .arg(m_headTimeoutMs),
                            "HTTP/1.1 408 Request Timeout");
+            drainBriefly(sock); // unread bytes at close() would reset the connection, answer and all
             break;
         }
         if (!ok || closed || t_closeAfterResponse) {

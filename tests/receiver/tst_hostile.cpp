@@ -789,6 +789,9 @@ void TestHostile::oneBytePerSecondIsCutOff()
     // cpp-httplib alone times out each read (60 s), so one byte a second would hold the thread
     // forever; HeaderLimitedServer gives the whole head the idle timeout and answers 408.
     QVERIFY2(cutOff || !slow.isConnected(), "a client sending one byte per second kept its connection");
+    const Reply answer = slow.readReply(2000); // the reason came before the close
+    QCOMPARE(answer.status, 408);
+    QCOMPARE(answer.errorCode(), QByteArray("request_timeout"));
     QVERIFY(timer.elapsed() < 15000);
     slow.close();
 }

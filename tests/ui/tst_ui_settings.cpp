@@ -4,6 +4,7 @@
 #include "SettingsDialog.h"
 #include "SettingsJson.h"
 #include "SettingsStore.h"
+#include "TestCertificate.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -197,6 +198,62 @@ private Q_SLOTS:
         QVERIFY(!other.importFrom(list));
         QCOMPARE(other.entries().size(), 2);
         QVERIFY(other.importFrom(m_dir.filePath(QStringLiteral("missing.json"))).has_value());
+    }
+
+    void httpsTrustSettingsAreCheckedAndKept()
+    {
+        const TestCertificate certificate = TestCertificate::create(m_dir.path(), QStringLiteral("ca"));
+        QVERIFY(certificate.isValid());
+        QNetworkAccessManager network;
+        EndpointsDialog dialog({entry(QStringLiteral("https://r.example:9101"), "t", 1, 6, true)}, network,
+                               false, {}, QStringLiteral("tokens"));
+        dialog.selectRow(0);
+        QTest::keyClicks(dialog.caFileField(), certificate.certificateFile);
+        QTest::keyClicks(dialog.pinField(), QStringLiteral("not-a-pin"));
+        const std::optional<QString> badPin = dialog.validate();
+        QVERIFY(badPin && badPin->contains(QLatin1String("SHA-256 pin")));
+
+        dialog.pinField()->clear();
+        QString colons; // as `openssl x509 -fingerprint -sha256` prints it
+        for (qsizetype i = 0; i < certificate.sha256Hex.size(); i += 2)
+            colons += (i ? QStringLiteral(":") : QString()) + certificate.sha256Hex.mid(i, 2).toUpper();
+        QTest::keyClicks(dialog.pinField(), colons);
+        QCOMPARE(dialog.validate(), std::nullopt);
+        const Endpoint &checked = dialog.entries().first().endpoint;
+        QCOMPARE(checked.caCertificates.size(), 1);
+        QCOMPARE(checked.pinSha256.toHex(), certificate.sha256Hex.toLatin1());
+
+        // Exported for the command line, and kept by the settings file across a restart.
+        const QString file = m_dir.filePath(QStringLiteral("tls-endpoints.json"));
+        QVERIFY(!dialog.exportTo(file, false));
+        const Parsed<QList<Endpoint>> cli = EndpointParser::fromFile(file);
+        QVERIFY2(cli.value, qPrintable(cli.error));
+        QCOMPARE(cli.value->first().caFile, certificate.certificateFile);
+        QCOMPARE(cli.value->first().pinSha256, checked.pinSha256);
+        QCOMPARE(cli.value->first().caCertificates.size(), 1);
+        const QString settingsFile = m_dir.filePath(QStringLiteral("tls-settings.json"));
+        {
+            SettingsStore store(settingsFile, m_dir.filePath(QStringLiteral("none.json")));
+            store.load();
+            UserSettings values = store.values();
+            values.endpoints = dialog.entries();
+            store.update(values);
+        }
+        SettingsStore reopened(settingsFile, m_dir.filePath(QStringLiteral("none.json")));
+        reopened.load();
+        QCOMPARE(reopened.values().endpoints.size(), 1);
+        const Endpoint &kept = reopened.values().endpoints.first().endpoint; // tokens live elsewhere
+        QCOMPARE(kept.caFile, certificate.certificateFile);
+        QCOMPARE(kept.pinSha256, checked.pinSha256);
+        QCOMPARE(kept.caCertificates.size(), 1);
+
+        // A CA file or a pin on plain http:// is refused with a reason.
+        EndpointsDialog plain({entry(QStringLiteral("http://r.example:9101"), "t", 1, 6, true)}, network,
+                              false, {}, QStringLiteral("tokens"));
+        plain.selectRow(0);
+        QTest::keyClicks(plain.caFileField(), certificate.certificateFile);
+        const std::optional<QString> notHttps = plain.validate();
+        QVERIFY(notHttps && notHttps->contains(QLatin1String("https://")));
     }
 
     void badAdminValuesAreReportedNotUsed()
