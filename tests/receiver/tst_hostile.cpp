@@ -711,8 +711,9 @@ void TestHostile::garbageInsteadOfHttp_data()
     QTest::newRow("random-lines") << ba(random.left(4000) + "\r\n\r\n") << false;
     QTest::newRow("tls-hello") << ba(QByteArray::fromHex("16030100a5010000a10303") + QByteArray(160, '\0'))
                                << true;
+    static constexpr char nulInRequestLine[] = "GET /v1/he\0alth HTTP/1.1\r\nHost: h\r\n\r\n";
     QTest::newRow("nul-in-request-line")
-        << ba(QByteArray("GET /v1/he\0alth HTTP/1.1\r\nHost: h\r\n\r\n", 39)) << false;
+        << ba(QByteArray(nulInRequestLine, sizeof nulInRequestLine - 1)) << false; // the NUL kept
     QTest::newRow("bad-version") << QByteArray("GET /v1/health HTTP/9.9\r\nHost: h\r\n\r\n") << false;
     QTest::newRow("no-target") << QByteArray("GET\r\n\r\n") << false;
     QTest::newRow("bad-chunked-body")
