@@ -10,6 +10,7 @@
 #include "TransferController.h"
 #include "TransferTableModel.h"
 #include "TrayIcon.h"
+#include "WindowHarness.h"
 
 #include <QAbstractButton>
 #include <QAction>
@@ -25,32 +26,6 @@
 using namespace multilane;
 
 namespace {
-
-// One window over temporary settings and, optionally, a journal.
-struct Desktop {
-    Desktop(const QString &dir, const QList<QUrl> &endpoints, ResumeJournal *journal, bool startOnDrop = true)
-        : settings(dir + QStringLiteral("/settings.json"), dir + QStringLiteral("/managed.json"))
-        , tokens(dir + QStringLiteral("/tokens.json"))
-        , controller(settings, journal)
-        , window(settings, tokens, controller, {})
-    {
-        settings.load();
-        UserSettings values = settings.values();
-        for (const QUrl &url : endpoints) {
-            EndpointEntry entry;
-            entry.endpoint.url = url;
-            values.endpoints.append(entry);
-        }
-        values.startOnDrop = startOnDrop;
-        values.chunkSizeAuto = false;
-        values.chunkSize = 1024 * 1024;
-        settings.update(values);
-    }
-    SettingsStore settings;
-    FileTokenStore tokens;
-    TransferController controller;
-    MainWindow window;
-};
 
 // Clicks the button labelled `text` in the next modal message box, once it is up.
 void answerNextMessageBox(const QString &text)
@@ -115,7 +90,7 @@ private Q_SLOTS:
 
     void notificationsFollowTheSettings()
     {
-        Desktop d(m_config.filePath(QStringLiteral("notify")), m_receiver->urls(), nullptr);
+        WindowHarness d(m_config.filePath(QStringLiteral("notify")), m_receiver->urls(), true);
         QSignalSpy notified(&d.window, &MainWindow::notificationPosted);
         QSignalSpy batches(&d.controller, &TransferController::batchFinished);
         const QString first = m_source.filePath(QStringLiteral("notify-1.bin"));
@@ -140,7 +115,7 @@ private Q_SLOTS:
     void closingWhileBusyAsks()
     {
         // Queued, not started: the window is busy without a byte moving.
-        Desktop d(m_config.filePath(QStringLiteral("close")), m_receiver->urls(), nullptr, false);
+        WindowHarness d(m_config.filePath(QStringLiteral("close")), m_receiver->urls(), false);
         const QString file = m_source.filePath(QStringLiteral("close.bin"));
         QVERIFY(TestFiles::write(file, 300000, 3));
         QVERIFY(d.window.addPaths({file}).isEmpty());
@@ -185,7 +160,8 @@ private Q_SLOTS:
         }
         ResumeJournal journal(state.path());
         QVERIFY(!journal.open());
-        Desktop d(m_config.filePath(QStringLiteral("offer-%1").arg(resume)), m_receiver->urls(), &journal);
+        WindowHarness d(m_config.filePath(QStringLiteral("offer-%1").arg(resume)), m_receiver->urls(), true,
+                        &journal);
         QCOMPARE(d.controller.unfinishedFiles(), 1);
 
         answerNextMessageBox(resume ? QStringLiteral("Resume") : QStringLiteral("Discard"));
