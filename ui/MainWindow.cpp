@@ -133,15 +133,16 @@ MainWindow::MainWindow(SettingsStore &settings, TokenStore &tokens, TransferCont
         connect(m_tray, &TrayIcon::pauseAllRequested, this,
                 [this](bool pause) { pause ? m_controller.pauseAll() : m_controller.resumeAll(); });
         connect(m_tray, &TrayIcon::quitRequested, this, &MainWindow::quitForGood);
+        connect(this, &MainWindow::notificationPosted, m_tray, &TrayIcon::notify);
     }
-    connect(&controller, &TransferController::batchFinished, this,
-            [this](const QString &summary, bool failed) {
-                const UserSettings &s = m_settings.values();
-                if (m_tray && (failed ? s.notifyOnFailure : s.notifyOnFinish))
-                    m_tray->notify(failed ? tr("Upload finished with failures") : tr("Upload finished"),
-                                   summary, failed);
-                statusBar()->showMessage(summary, 10000);
-            });
+    connect(
+        &controller, &TransferController::batchFinished, this, [this](const QString &summary, bool failed) {
+            const UserSettings &s = m_settings.values();
+            if (failed ? s.notifyOnFailure : s.notifyOnFinish)
+                Q_EMIT notificationPosted(
+                    failed ? tr("Upload finished with failures") : tr("Upload finished"), summary, failed);
+            statusBar()->showMessage(summary, 10000);
+        });
 
     if (!journalProblem.isEmpty())
         statusBar()->showMessage(journalProblem, 20000);
@@ -454,8 +455,8 @@ void MainWindow::closeEvent(QCloseEvent *event)
     if (keep && box.clickedButton() == keep) {
         hide();
         event->ignore();
-        m_tray->notify(tr("Multilane keeps uploading"), tr("Find it in the tray; its menu pauses or quits."),
-                       false);
+        Q_EMIT notificationPosted(tr("Multilane keeps uploading"),
+                                  tr("Find it in the tray; its menu pauses or quits."), false);
     } else if (box.clickedButton() == quit) {
         event->accept();
         quitForGood();

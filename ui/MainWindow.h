@@ -43,6 +43,11 @@ public:
     void openEndpoints();
     QString statusText() const; // the status bar's text, for the tray tooltip and tests
 
+Q_SIGNALS:
+    // A desktop notification (batch finished or failed, as the settings ask; still uploading in
+    // the tray). The tray shows it where there is one; tests listen here.
+    void notificationPosted(const QString &title, const QString &message, bool failed);
+
 protected:
     void closeEvent(QCloseEvent *event) override;
     void dragEnterEvent(QDragEnterEvent *event) override;

@@ -22,6 +22,7 @@ public:
     void setStatus(const QString &tooltip, bool paused);
     void notify(const QString &title, const QString &message, bool failed);
     QString toolTip() const { return m_icon.toolTip(); }
+    QMenu *menu() const { return m_menu; } // for tests and accessibility tools
 
 Q_SIGNALS:
     void showRequested();

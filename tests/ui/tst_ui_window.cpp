@@ -12,6 +12,7 @@
 #include "TransferController.h"
 #include "TransferTableModel.h"
 #include "UploadSession.h"
+#include "WindowHarness.h"
 
 #include <QApplication>
 #include <QDropEvent>
@@ -23,40 +24,7 @@
 
 using namespace multilane;
 
-// One window with its collaborators, over temporary settings and no journal.
-struct Harness {
-    explicit Harness(const QString &dir, const QList<QUrl> &endpoints, bool startOnDrop)
-        : settings(dir + QStringLiteral("/settings.json"), dir + QStringLiteral("/managed.json"))
-        , tokens(dir + QStringLiteral("/tokens.json"))
-        , controller(settings, nullptr)
-        , window(settings, tokens, controller, {})
-    {
-        settings.load();
-        UserSettings values = settings.values();
-        for (const QUrl &url : endpoints) {
-            EndpointEntry entry;
-            entry.endpoint.url = url;
-            values.endpoints.append(entry);
-        }
-        values.startOnDrop = startOnDrop;
-        values.chunkSizeAuto = false;
-        values.chunkSize = 1024 * 1024;
-        settings.update(values);
-    }
-    QString cell(int row, int column)
-    {
-        return window.model().data(window.model().index(row, column)).toString();
-    }
-    int progress(int row)
-    {
-        return window.model().data(window.model().index(row, 0), TransferTableModel::ProgressRole).toInt();
-    }
-
-    SettingsStore settings;
-    FileTokenStore tokens;
-    TransferController controller;
-    MainWindow window;
-};
+using Harness = WindowHarness;
 
 class TestUiWindow : public QObject {
     Q_OBJECT
