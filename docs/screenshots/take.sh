@@ -69,7 +69,7 @@ timeout 120 xvfb-run -a -s "-screen 0 1280x800x24" bash -c "
     sleep 0.3
     xdotool windowfocus --sync \$(xdotool search --onlyvisible --name '^Endpoints\$' | head -1)
     xdotool key alt+t
-    sleep 1.5
+    sleep 4 # health, token and a one-second bandwidth probe
     shoot '^Endpoints\$' endpoints-dialog.png
     xdotool key Escape
     sleep 0.5
