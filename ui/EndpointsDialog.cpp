@@ -52,7 +52,10 @@ EndpointsDialog::EndpointsDialog(const QList<EndpointEntry> &entries, QNetworkAc
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setSectionResizeMode(UrlColumn, QHeaderView::Stretch);
+    // The URL is what identifies a row: always whole. A long test result is elided (its
+    // tooltip has all of it).
+    m_table->horizontalHeader()->setSectionResizeMode(TestColumn, QHeaderView::Stretch);
+    m_table->setWordWrap(false);
     m_table->setAccessibleName(tr("Endpoint list"));
     connect(m_table, &QTableWidget::itemSelectionChanged, this, &EndpointsDialog::showCurrent);
 
@@ -181,7 +184,7 @@ EndpointsDialog::EndpointsDialog(const QList<EndpointEntry> &entries, QNetworkAc
     }
     buildTable();
     selectRow(m_entries.isEmpty() ? -1 : 0);
-    resize(720, 400);
+    resize(820, 420);
 }
 
 EndpointsDialog::~EndpointsDialog() = default;

@@ -370,20 +370,25 @@ void MainWindow::refreshStatus()
                                 .arg(finished)
                                 .arg(p.filesTotal)
                                 .arg(p.filesFailed > 0 ? tr(" · %1 failed").arg(p.filesFailed) : QString()));
-    QStringList connections;
-    for (const auto &[name, count] : m_controller.connectionsPerEndpoint())
-        connections.append(QStringLiteral("%1: %2").arg(name).arg(count));
+    // Counts only, in endpoint order, so the bar stays short with many endpoints; the tooltip
+    // names them.
+    QStringList counts, named;
+    for (const auto &[name, count] : m_controller.connectionsPerEndpoint()) {
+        counts.append(QString::number(count));
+        named.append(QStringLiteral("%1: %2").arg(name).arg(count));
+    }
     m_connectionsLabel->setText(
-        connections.isEmpty() ? QString() : tr("Connections %1").arg(connections.join(QStringLiteral(", "))));
-    m_connectionsLabel->setVisible(!connections.isEmpty());
+        counts.isEmpty() ? QString() : tr("Connections %1").arg(counts.join(QStringLiteral(" · "))));
+    m_connectionsLabel->setToolTip(named.join(QLatin1Char('\n')));
+    m_connectionsLabel->setVisible(!counts.isEmpty());
 
     const UserSettings &s = m_settings.values();
     const std::optional<LinkEstimate> &link = m_controller.link();
-    const QString linkText = m_controller.isMeasuringLink() ? tr("Link: measuring…")
-                             : link                         ? tr("Link %1 · RTT %2 ms")
-                                          .arg(ByteSize::formatRate(link->bytesPerSecond))
-                                          .arg(link->rttMs, 0, 'f', 0)
-                                    : tr("Link: not measured");
+    const QString linkText =
+        m_controller.isMeasuringLink() ? tr("Link: measuring…")
+        : link
+            ? tr("Link %1, %2 ms").arg(ByteSize::formatRate(link->bytesPerSecond)).arg(link->rttMs, 0, 'f', 0)
+            : tr("Link: not measured");
     const qint64 chunk = m_controller.currentOptions().chunkSize;
     m_chunkLabel->setText(s.chunkSizeAuto ? tr("%1 · chunk %2 (auto)").arg(linkText, ByteSize::format(chunk))
                                           : tr("%1 · chunk %2").arg(linkText, ByteSize::format(s.chunkSize)));
