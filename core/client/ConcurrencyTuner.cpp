@@ -19,6 +19,15 @@ int ConcurrencyTuner::update(qint64 nowMs, qint64 bytesAcknowledged, int errors)
     }
     if (nowMs - m_windowStartMs < m_options.intervalMs)
         return m_level;
+    if (m_changing && errors == m_windowStartErrors) {
+        // The window right after a change is left out: new connections spend it connecting and
+        // on their first round trip, and judging the level by it made good steps look useless.
+        m_changing = false;
+        m_windowStartMs = nowMs;
+        m_windowStartBytes = bytesAcknowledged;
+        return m_level;
+    }
+    m_changing = false;
 
     const double rate =
         double(bytesAcknowledged - m_windowStartBytes) * 1000.0 / double(nowMs - m_windowStartMs);
@@ -44,6 +53,7 @@ int ConcurrencyTuner::update(qint64 nowMs, qint64 bytesAcknowledged, int errors)
     } else if (rate < m_previousRate * (1 - m_options.lossToShrink) && m_level > m_options.minimum) {
         m_level = std::max(m_options.minimum, m_level - std::max(1, m_level / 4)); // the link got worse
     }
+    m_changing = m_level != level;
     m_previousLevel = level;
     m_previousRate = rate;
     m_windowStartMs = nowMs;

@@ -37,6 +37,7 @@ private:
     int m_windowStartErrors = 0;
     bool m_settled = false;
     bool m_slowStartDone = false;
+    bool m_changing = false;  // the level just changed: the next window is a transition
     qint64 m_holdUntilMs = 0; // after an undo, stay put a while instead of oscillating
 };
 
