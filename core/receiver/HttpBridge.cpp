@@ -391,10 +391,14 @@ std::optional<QString> logLine(const httplib::Request &request, const httplib::R
     const bool finished = request.path.starts_with("/v1/files/") || request.path.ends_with("/complete");
     if (!failed && !finished)
         return std::nullopt;
+    // httplib has compressed the body by now when the client accepts gzip (Qt's does): then
+    // its bytes say nothing to a reader of the log.
+    const QString body = response.has_header("Content-Encoding") ? QStringLiteral("(compressed answer)")
+                                                                 : printable(response.body);
     return QStringLiteral("%1 %2 -> %3 %4")
         .arg(printable(request.method), printable(request.path))
         .arg(response.status)
-        .arg(printable(response.body));
+        .arg(body);
 }
 
 } // namespace multilane::HttpBridge
