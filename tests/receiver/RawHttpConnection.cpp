@@ -4,6 +4,8 @@
 #include <QJsonDocument>
 #include <QList>
 
+#include <sys/socket.h>
+
 QJsonObject RawHttpConnection::Reply::json() const
 {
     return QJsonDocument::fromJson(body).object();
@@ -47,6 +49,11 @@ bool RawHttpConnection::send(const QByteArray &bytes)
             return false;
     }
     return true;
+}
+
+bool RawHttpConnection::stopSending()
+{
+    return isConnected() && ::shutdown(int(m_socket.socketDescriptor()), SHUT_WR) == 0;
 }
 
 bool RawHttpConnection::readMore(qint64 deadlineMs)

@@ -29,6 +29,9 @@ public:
     // True when the peer closed the connection within timeoutMs.
     bool waitClosed(int timeoutMs);
     void close() { m_socket.abort(); }
+    // Ends the request stream (FIN) but keeps reading: the receiver sees a client that stopped
+    // mid-body exactly as after close(), and its answer shows when it has dealt with that.
+    bool stopSending();
     QTcpSocket &socket() { return m_socket; }
 
     // A whole exchange on a fresh connection.

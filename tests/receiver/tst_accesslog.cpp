@@ -55,7 +55,7 @@ private Q_SLOTS:
         QCOMPARE(status(m_network.get(QNetworkRequest(endpoint("/odd%20path%0Ainjected=1")))), 404);
 
         QStringList lines;
-        QTRY_COMPARE_WITH_TIMEOUT((lines = logLines()).size(), 4, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT((lines = logLines()).size(), 4, 30000);
         const QString create = lineWith(lines, QStringLiteral(" method=POST "));
         QVERIFY2(create.contains(QLatin1String(" method=POST route=/v1/uploads status=201 bytes_in=")),
                  qPrintable(create));
@@ -88,7 +88,7 @@ private Q_SLOTS:
     void sighupReopensTheFile()
     {
         QCOMPARE(status(m_network.get(QNetworkRequest(endpoint("/v1/health")))), 200);
-        QTRY_COMPARE_WITH_TIMEOUT(logLines().size(), 1, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(logLines().size(), 1, 30000);
         const QString rotated = m_logFile + QStringLiteral(".1");
         QVERIFY(QFile::rename(m_logFile, rotated));
         QCOMPARE(::kill(pid_t(m_receiver->process().processId()), SIGHUP), 0);
@@ -96,7 +96,7 @@ private Q_SLOTS:
         // in the new one.
         QTRY_VERIFY_WITH_TIMEOUT(
             (status(m_network.get(QNetworkRequest(endpoint("/v1/health")))) == 200 && !logLines().isEmpty()),
-            5000);
+            30000);
         QVERIFY(logLines().first().contains(QLatin1String(" route=/v1/health status=200 ")));
         QCOMPARE(m_receiver->process().state(), QProcess::Running);
     }

@@ -59,7 +59,7 @@ private Q_SLOTS:
                  QStringLiteral("busy"));
         QVERIFY(timer.elapsed() < 5000);
         m_idle.clear(); // the places free up as soon as those connections go
-        QTRY_COMPARE(request("GET", "/v1/health").status, 200);
+        QTRY_COMPARE_WITH_TIMEOUT(request("GET", "/v1/health").status, 200, 30000);
     }
 
     void idleTimeoutClosesQuietConnections()

@@ -121,7 +121,7 @@ private Q_SLOTS:
             return int(sample(after, series) - sample(before, series));
         };
         QTRY_COMPARE_WITH_TIMEOUT(
-            (after = scrape(), moved("multilane_uploads_failed_total{reason=\"aborted\"}")), 1, 5000);
+            (after = scrape(), moved("multilane_uploads_failed_total{reason=\"aborted\"}")), 1, 30000);
         QCOMPARE(moved("multilane_received_bytes_total{route=\"put_chunk\"}"), int(data.size()));
         QCOMPARE(moved("multilane_chunks_total{result=\"stored\"}"), 4);
         QCOMPARE(moved("multilane_chunks_total{result=\"refused\"}"), 1);

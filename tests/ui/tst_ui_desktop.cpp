@@ -176,7 +176,7 @@ private Q_SLOTS:
             d.window.model().data(d.window.model().index(0, TransferTableModel::State)).toString(),
             QStringLiteral("done"), 60000);
         QVERIFY(TestFiles::sameContents(file, m_storage.filePath(QFileInfo(file).fileName())));
-        QTRY_COMPARE(d.controller.unfinishedFiles(), 0);
+        QTRY_COMPARE_WITH_TIMEOUT(d.controller.unfinishedFiles(), 0, 30000);
     }
 
 private:

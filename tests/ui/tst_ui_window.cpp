@@ -98,7 +98,7 @@ private Q_SLOTS:
         QCOMPARE(h.progress(0), 1000);
         QCOMPARE(h.cell(0, TransferTableModel::Progress), QStringLiteral("100%"));
         QVERIFY(TestFiles::sameContents(file, m_storage.filePath(QStringLiteral("upload.bin"))));
-        QTRY_VERIFY(!h.controller.isBusy());
+        QTRY_VERIFY_WITH_TIMEOUT(!h.controller.isBusy(), 30000);
         QVERIFY(h.window.statusText().contains(QLatin1String("1 of 1 files")));
         h.window.model().clearFinished();
         QCOMPARE(h.window.model().rowCount(), 0);
@@ -176,10 +176,10 @@ private Q_SLOTS:
         QVERIFY(h.window.addPaths({file}).isEmpty());
         QTRY_VERIFY_WITH_TIMEOUT(paused, 30000);
         // A paused transfer holds no connection; once they are closed nothing more can arrive.
-        QTRY_COMPARE_WITH_TIMEOUT(proxy.openConnections(), 0, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(proxy.openConnections(), 0, 30000);
         const qint64 atPause = proxy.bytesUpstream();
         QVERIFY(atPause < 256 * 1024 * 1024);
-        QTRY_COMPARE(h.cell(0, TransferTableModel::State), QStringLiteral("paused"));
+        QTRY_COMPARE_WITH_TIMEOUT(h.cell(0, TransferTableModel::State), QStringLiteral("paused"), 30000);
         // An observation window, not a synchronisation: the receiver must see nothing in it.
         QTest::qWait(1500);
         QCOMPARE(proxy.bytesUpstream(), atPause);
