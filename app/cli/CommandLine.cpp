@@ -115,8 +115,9 @@ Result parse(const QStringList &arguments)
         QStringLiteral("POLICY"), QStringLiteral("rename"));
     const QCommandLineOption order(
         QStringLiteral("order"),
-        QStringLiteral("throughput (default): keep every connection busy; files: finish "
-                       "files in the order given, first files first."),
+        QStringLiteral("throughput (default): keep every connection busy, biggest files first "
+                       "and the smallest last; files: finish files in the order given, first "
+                       "files first."),
         QStringLiteral("throughput|files"), QStringLiteral("throughput"));
     const QCommandLineOption limitRate(QStringLiteral("limit-rate"),
                                        QStringLiteral("Send at most RATE bytes per second in total, e.g. 5M "

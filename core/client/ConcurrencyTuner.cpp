@@ -9,29 +9,49 @@ ConcurrencyTuner::ConcurrencyTuner(const Options &options)
     , m_level(std::clamp(options.start, options.minimum, options.maximum))
 {}
 
-int ConcurrencyTuner::update(qint64 nowMs, qint64 bytesAcknowledged, int errors)
+void ConcurrencyTuner::startWindow(const Sample &sample)
 {
+    m_windowStartMs = sample.nowMs;
+    m_windowStartBytes = sample.bytes;
+    m_windowStartErrors = sample.errors;
+    m_windowStartBusySlotMs = sample.busySlotMs;
+}
+
+bool ConcurrencyTuner::wasBusy(const Sample &sample) const
+{
+    if (sample.busySlotMs < 0 || m_windowStartBusySlotMs < 0)
+        return true;
+    const double possible = double(m_level) * double(sample.nowMs - m_windowStartMs);
+    return double(sample.busySlotMs - m_windowStartBusySlotMs) >= m_options.busyToJudge * possible;
+}
+
+int ConcurrencyTuner::update(const Sample &sample)
+{
+    const qint64 nowMs = sample.nowMs;
     if (m_windowStartMs < 0) {
-        m_windowStartMs = nowMs;
-        m_windowStartBytes = bytesAcknowledged;
-        m_windowStartErrors = errors;
+        startWindow(sample);
         return m_level;
     }
     if (nowMs - m_windowStartMs < m_options.intervalMs)
         return m_level;
-    if (m_changing && errors == m_windowStartErrors) {
+    const bool newErrors = sample.errors > m_windowStartErrors;
+    if (m_changing && !newErrors) {
         // The window right after a change is left out: new connections spend it connecting and
         // on their first round trip, and judging the level by it made good steps look useless.
         m_changing = false;
-        m_windowStartMs = nowMs;
-        m_windowStartBytes = bytesAcknowledged;
+        startWindow(sample);
+        return m_level;
+    }
+    if (!newErrors && !wasBusy(sample)) {
+        // Too little work to keep the connections busy: a lower rate is the work running out (the
+        // last chunks of an upload), not the level being wrong. Stepping back there stretched the
+        // tail: the last chunks queued behind fewer connections (link (a)'s mixed workload).
+        startWindow(sample);
         return m_level;
     }
     m_changing = false;
 
-    const double rate =
-        double(bytesAcknowledged - m_windowStartBytes) * 1000.0 / double(nowMs - m_windowStartMs);
-    const bool newErrors = errors > m_windowStartErrors;
+    const double rate = double(sample.bytes - m_windowStartBytes) * 1000.0 / double(nowMs - m_windowStartMs);
     const bool grewLastTime = m_previousLevel > 0 && m_level > m_previousLevel;
     const int level = m_level;
     if (newErrors) {
@@ -56,9 +76,7 @@ int ConcurrencyTuner::update(qint64 nowMs, qint64 bytesAcknowledged, int errors)
     m_changing = m_level != level;
     m_previousLevel = level;
     m_previousRate = rate;
-    m_windowStartMs = nowMs;
-    m_windowStartBytes = bytesAcknowledged;
-    m_windowStartErrors = errors;
+    startWindow(sample);
     return m_level;
 }
 

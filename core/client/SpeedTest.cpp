@@ -24,7 +24,7 @@ SpeedTest::SpeedTest(const QList<QNetworkAccessManager *> &managers, const QList
     connect(&m_tick, &QTimer::timeout, this, [this] {
         if (!m_multi)
             return;
-        m_level = m_tuner.update(m_clock.elapsed(), m_sent, 0);
+        m_level = m_tuner.update({m_clock.elapsed(), m_sent, 0});
         fill();
     });
 }

@@ -68,8 +68,18 @@ TransferScheduler::~TransferScheduler()
 
 void TransferScheduler::addFiles(const QList<SourceFile> &files)
 {
-    for (const SourceFile &file : files)
+    for (const SourceFile &file : files) {
+        m_queue.push_back(int(m_jobs.size()));
         m_jobs.emplace_back(int(m_jobs.size()), file, chunkSizeFor(file));
+    }
+    if (!m_options.filesInOrder) {
+        // Biggest files first, smallest last: the last requests of the upload are then short
+        // ones, and connections run out of work together instead of the last big file's chunks
+        // queueing behind a few of them (longest-processing-time-first scheduling).
+        std::stable_sort(m_queue.begin() + std::ptrdiff_t(m_nextQueued), m_queue.end(), [this](int a, int b) {
+            return m_jobs[std::size_t(a)].source().size > m_jobs[std::size_t(b)].source().size;
+        });
+    }
     if (m_started) {
         if (m_finished)
             m_progressTimer.start(); // it stopped with the last batch: progress must tick again
@@ -116,7 +126,8 @@ void TransferScheduler::emitProgress()
     if (m_options.tuneConnections && m_started && !m_paused && m_monitor.isOnline()) {
         // Bytes sent, not acknowledged: acknowledgements come a chunk at a time, too lumpy to
         // compare one short window with the next.
-        const int level = m_tuner.update(now, m_bytesSent, m_failures);
+        accountBusySlots();
+        const int level = m_tuner.update({now, m_bytesSent, m_failures, m_busySlotMs});
         if (level != m_connections) {
             m_connections = level;
             pump();
@@ -158,7 +169,7 @@ void TransferScheduler::pump()
     startChunkHashing();
     m_pumping = false;
 
-    if (!m_finished && m_active.isEmpty() && m_retryQueue.isEmpty() && m_nextQueued >= int(m_jobs.size())) {
+    if (!m_finished && m_active.isEmpty() && m_retryQueue.isEmpty() && m_nextQueued >= m_queue.size()) {
         m_finished = true;
         m_progressTimer.stop();
         emitProgress(); // the final 100% always goes out
@@ -171,9 +182,9 @@ void TransferScheduler::activateQueuedJobs()
     // Enough open files that every connection has work even when files are tiny, but bounded
     // so a folder of 100 000 files does not open 100 000 uploads at once.
     const int maxActive = std::max(4, m_options.connections * 2);
-    while (m_active.size() < maxActive && (!m_retryQueue.isEmpty() || m_nextQueued < int(m_jobs.size()))) {
-        TransferJob &job =
-            m_jobs[std::size_t(!m_retryQueue.isEmpty() ? m_retryQueue.takeFirst() : m_nextQueued++)];
+    while (m_active.size() < maxActive && (!m_retryQueue.isEmpty() || m_nextQueued < m_queue.size())) {
+        TransferJob &job = m_jobs[std::size_t(!m_retryQueue.isEmpty() ? m_retryQueue.takeFirst()
+                                                                      : m_queue.at(m_nextQueued++))];
         if (job.state() != TransferState::Queued)
             continue; // cancelled before it started
         job.setState(TransferState::Preparing);
@@ -224,13 +235,14 @@ bool TransferScheduler::mayPushData()
     return false;
 }
 
-TransferJob *TransferScheduler::nextJobWith(bool (*wants)(const TransferJob &))
+TransferJob *TransferScheduler::nextJobWith(bool (*wants)(const TransferJob &), Pick pick)
 {
     // Round-robin over the open files: each call starts after the file served last. With
     // --order files, always the earliest file that has work.
+    const bool earliest = pick == Pick::Earliest || m_options.filesInOrder;
     const int count = int(m_active.size());
     for (int step = 0; step < count; ++step) {
-        const int position = m_options.filesInOrder ? step : (m_roundRobin + step) % count;
+        const int position = earliest ? step : (m_roundRobin + step) % count;
         TransferJob &job = m_jobs[std::size_t(m_active.at(position))];
         if (!job.paused && wants(job)) {
             m_roundRobin = (position + 1) % count;
@@ -272,15 +284,6 @@ bool TransferScheduler::dispatchNext(const EndpointLease &lease)
         sendComplete(*job, lease);
         return true;
     }
-    const bool pushData = mayPushData();
-    if (TransferJob *job = !pushData ? nullptr : nextJobWith([](const TransferJob &j) {
-            return j.state() == TransferState::Preparing && !j.requestInFlight && !j.needsCreate &&
-                   !j.sha256().isEmpty();
-        })) {
-        m_limiter.consume(job->source().size, m_clock.elapsed());
-        sendSingle(*job, lease);
-        return true;
-    }
     if (TransferJob *job = nextJobWith([](const TransferJob &j) {
             return j.state() == TransferState::Uploading && !j.requestInFlight && j.waitingForHashToCompare &&
                    !j.sha256().isEmpty() && j.sha256() == j.existingSha256;
@@ -288,27 +291,69 @@ bool TransferScheduler::dispatchNext(const EndpointLease &lease)
         sendAbort(*job, lease);
         return true;
     }
-    if (TransferJob *job = !pushData ? nullptr : nextJobWith([](const TransferJob &j) {
-            return j.state() == TransferState::Uploading && j.hasReadyChunk() && !j.waitingForHashToCompare;
-        })) {
-        const ReadyChunk chunk = job->takeReadyChunk();
-        m_limiter.consume(job->planner().chunk(chunk.index).length, m_clock.elapsed());
-        sendChunk(*job, chunk, lease);
-        return true;
+    const bool pushData = mayPushData();
+    if (m_options.filesInOrder) {
+        // Within each kind of request, the earliest file that has one.
+        return (pushData && dispatchSingle(lease, Pick::Earliest)) || (pushData && dispatchChunk(lease)) ||
+               dispatchCreate(lease);
     }
-    if (TransferJob *job = nextJobWith([](const TransferJob &j) {
-            return j.state() == TransferState::Preparing && j.needsCreate && !j.requestInFlight;
-        })) {
+    // Throughput: creates first (a round trip that unlocks a file's chunks), then chunks, and
+    // whole small files only when no chunk is ready, biggest first, so the last requests of an
+    // upload are short ones and every connection runs out of work at about the same time.
+    return dispatchCreate(lease) || (pushData && dispatchChunk(lease)) ||
+           (pushData && dispatchSingle(lease, Pick::Earliest));
+}
+
+bool TransferScheduler::dispatchCreate(const EndpointLease &lease)
+{
+    TransferJob *job = nextJobWith([](const TransferJob &j) {
+        return j.state() == TransferState::Preparing && j.needsCreate && !j.requestInFlight;
+    });
+    if (job)
         sendCreate(*job, lease);
-        return true;
-    }
-    return false;
+    return job != nullptr;
+}
+
+bool TransferScheduler::dispatchChunk(const EndpointLease &lease)
+{
+    TransferJob *job = nextJobWith([](const TransferJob &j) {
+        return j.state() == TransferState::Uploading && j.hasReadyChunk() && !j.waitingForHashToCompare;
+    });
+    if (!job)
+        return false;
+    const ReadyChunk chunk = job->takeReadyChunk();
+    m_limiter.consume(job->planner().chunk(chunk.index).length, m_clock.elapsed());
+    sendChunk(*job, chunk, lease);
+    return true;
+}
+
+bool TransferScheduler::dispatchSingle(const EndpointLease &lease, Pick pick)
+{
+    TransferJob *job = nextJobWith(
+        [](const TransferJob &j) {
+            return j.state() == TransferState::Preparing && !j.requestInFlight && !j.needsCreate &&
+                   !j.sha256().isEmpty();
+        },
+        pick);
+    if (!job)
+        return false;
+    m_limiter.consume(job->source().size, m_clock.elapsed());
+    sendSingle(*job, lease);
+    return true;
 }
 
 // ---- requests --------------------------------------------------------------------------------
 
+void TransferScheduler::accountBusySlots()
+{
+    const qint64 now = m_clock.elapsed();
+    m_busySlotMs += qint64(m_inFlight.size()) * (now - m_busySlotsSinceMs);
+    m_busySlotsSinceMs = now;
+}
+
 void TransferScheduler::track(QNetworkReply *reply, const InFlight &request)
 {
+    accountBusySlots();
     InFlight &tracked = *m_inFlight.insert(reply, request);
     tracked.startedMs = m_clock.elapsed();
     connect(reply, &QNetworkReply::finished, this, [this, reply] { onReplyFinished(reply); });
@@ -428,6 +473,7 @@ void TransferScheduler::sendAbort(TransferJob &job, const EndpointLease &lease)
 
 void TransferScheduler::onReplyFinished(QNetworkReply *reply)
 {
+    accountBusySlots();
     const InFlight request = m_inFlight.take(reply);
     m_pool.release(request.lease);
     m_bytesInFlight -= request.sent;
@@ -838,8 +884,8 @@ void TransferScheduler::onOnlineChanged(bool online)
 void TransferScheduler::failEverything(const QString &why)
 {
     cancelRequests(-1);
-    while (m_nextQueued < int(m_jobs.size()))
-        m_active.append(m_nextQueued++);
+    while (m_nextQueued < m_queue.size())
+        m_active.append(m_queue.at(m_nextQueued++));
     m_active += m_retryQueue;
     m_retryQueue.clear();
     const QList<int> active = m_active;

@@ -140,7 +140,11 @@ private:
     void activateQueuedJobs();
     void startChunkHashing();
     bool dispatchNext(const EndpointLease &lease);
-    TransferJob *nextJobWith(bool (*wants)(const TransferJob &));
+    enum class Pick { RoundRobin, Earliest }; // Earliest: the first open file in start order
+    TransferJob *nextJobWith(bool (*wants)(const TransferJob &), Pick pick = Pick::RoundRobin);
+    bool dispatchCreate(const EndpointLease &lease);
+    bool dispatchChunk(const EndpointLease &lease);
+    bool dispatchSingle(const EndpointLease &lease, Pick pick);
     qint64 chunkSizeFor(const SourceFile &file) const;
     bool mayPushData();
 
@@ -149,6 +153,7 @@ private:
     void sendComplete(TransferJob &job, const EndpointLease &lease);
     void sendSingle(TransferJob &job, const EndpointLease &lease);
     void sendAbort(TransferJob &job, const EndpointLease &lease);
+    void accountBusySlots();
     void track(QNetworkReply *reply, const InFlight &request);
 
     void onReplyFinished(QNetworkReply *reply);
@@ -191,7 +196,8 @@ private:
     QList<int> m_active;
     QList<int> m_retryQueue;
     QSet<int> m_dirtyJobs;
-    int m_nextQueued = 0;
+    std::vector<int> m_queue;     // job ids in the order they start (biggest first, or as given)
+    std::size_t m_nextQueued = 0; // m_queue's first job not started yet
     int m_roundRobin = 0;
     int m_chunksHashing = 0;
     QHash<QNetworkReply *, InFlight> m_inFlight;
@@ -204,6 +210,8 @@ private:
     ConcurrencyTuner m_tuner;
     int m_connections; // the level in use: options.connections, or the tuner's
     int m_failures = 0;
+    qint64 m_busySlotMs = 0;       // requests in flight, summed over time: how busy the level was
+    qint64 m_busySlotsSinceMs = 0; // when m_busySlotMs was last brought up to date
     bool m_limiterWakeScheduled = false;
     QElapsedTimer m_clock;
     QTimer m_progressTimer;

@@ -3,6 +3,7 @@
 #include "EndpointScorer.h"
 
 #include <QTest>
+#include <climits>
 #include <functional>
 
 using namespace multilane;
@@ -13,9 +14,33 @@ static int settle(ConcurrencyTuner &tuner, const std::function<double(int)> &goo
     qint64 bytes = 0;
     for (qint64 t = 0; t <= seconds * 1000; t += 100) {
         bytes += qint64(goodput(tuner.level()) / 10);
-        tuner.update(t, bytes, 0);
+        tuner.update({t, bytes, 0});
     }
     return tuner.level();
+}
+
+// Runs a tuner (starting at 12 of at most 24) on a link of 2 MB/s per connection and 24 MB/s in
+// all for 10 s; from 4 s on, only `workAfterDrop` requests can be in flight and the link carries
+// `linkAfterDrop`. Returns the lowest level used after the drop.
+static int lowestLevelAfterDrop(ConcurrencyTuner::Options options, int workAfterDrop, double linkAfterDrop)
+{
+    options.start = 12;
+    options.minimum = 1;
+    options.maximum = 24;
+    ConcurrencyTuner tuner(options);
+    qint64 bytes = 0;
+    qint64 busySlotMs = 0;
+    int lowest = tuner.level();
+    for (qint64 t = 0; t <= 10000; t += 50) {
+        const bool dropped = t >= 4000;
+        const int inFlight = std::min(tuner.level(), dropped ? workAfterDrop : INT_MAX);
+        bytes += qint64(std::min(2e6 * inFlight, dropped ? linkAfterDrop : 24e6) / 20);
+        busySlotMs += inFlight * 50;
+        const int level = tuner.update({t, bytes, 0, busySlotMs});
+        if (dropped)
+            lowest = std::min(lowest, level);
+    }
+    return lowest;
 }
 
 class TestTuning : public QObject {
@@ -47,8 +72,24 @@ private Q_SLOTS:
     void tunerBacksOffOnErrors()
     {
         ConcurrencyTuner tuner({8, 1, 16});
-        tuner.update(0, 0, 0);
-        QCOMPARE(tuner.update(2000, 1000000, 3), 4);
+        tuner.update({0, 0, 0});
+        QCOMPARE(tuner.update({2000, 1000000, 3}), 4);
+    }
+
+    void tunerHoldsWhenTheWorkRunsOut()
+    {
+        // 2 MB/s per connection, 24 MB/s link: the tuner tries 24 connections, finds no gain and
+        // goes back to 12. Then, at 4 s, only 4 requests are left (the last chunks of the upload)
+        // and the rate drops to a third. That is the work running out, not too many connections:
+        // the level must stay, or the last chunks queue behind fewer connections.
+        QCOMPARE(lowestLevelAfterDrop({}, 4, 24e6), 12);
+        // The control: judged without looking at how busy the connections were, the same run
+        // steps back. (The scenario really is the one that used to cut the level.)
+        ConcurrencyTuner::Options blind;
+        blind.busyToJudge = 0;
+        QVERIFY(lowestLevelAfterDrop(blind, 4, 24e6) < 12);
+        // The same drop with every connection busy is the link getting worse: acted on.
+        QVERIFY(lowestLevelAfterDrop({}, 1000, 8e6) < 12);
     }
 
     void scorerGivesSlowEndpointsFewerChunks()

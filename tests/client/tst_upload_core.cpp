@@ -72,6 +72,59 @@ private Q_SLOTS:
                     .isEmpty());
     }
 
+    void orderOfFiles_data()
+    {
+        QTest::addColumn<bool>("filesInOrder");
+        QTest::newRow("throughput") << false;
+        QTest::newRow("files") << true;
+    }
+
+    void orderOfFiles()
+    {
+        // Given small files first and two big ones last. --order throughput starts the biggest
+        // first and sends the smallest last (the end of an upload is then short requests on every
+        // connection); --order files keeps the order given.
+        QFETCH(bool, filesInOrder);
+        const QString folder = m_source.filePath(QStringLiteral("order-%1").arg(filesInOrder));
+        const QList<qint64> sizes{1000, 30000, 20000, 10000, 3 << 20, (3 << 20) + 5};
+        for (int i = 0; i < sizes.size(); ++i)
+            QVERIFY(
+                TestFiles::write(folder + QStringLiteral("/f%1.bin").arg(i), sizes.at(i), quint32(i + 40)));
+        SourceScanner::Result scan = SourceScanner::scan({folder}, QStringLiteral("order"));
+        std::sort(scan.files.begin(), scan.files.end(),
+                  [](const SourceFile &a, const SourceFile &b) { return a.localPath < b.localPath; });
+        QList<Endpoint> endpoints;
+        for (const QUrl &url : m_receiver->urls())
+            endpoints.append(*EndpointParser::fromUrl(url.toString()).value);
+        EndpointPool pool(endpoints);
+        TransferOptions options;
+        options.connections = 1; // one request at a time: the order shows
+        options.chunkSize = 1 << 20;
+        options.filesInOrder = filesInOrder;
+        TransferScheduler scheduler(pool, options);
+        QList<qint64> startedSizes;
+        QList<qint64> finishedSizes;
+        connect(&scheduler, &TransferScheduler::fileStarted, this,
+                [&](int id) { startedSizes.append(scheduler.job(id).source().size); });
+        connect(&scheduler, &TransferScheduler::fileFinished, this,
+                [&](int id) { finishedSizes.append(scheduler.job(id).source().size); });
+        QSignalSpy finished(&scheduler, &TransferScheduler::finished);
+        scheduler.addFiles(scan.files);
+        scheduler.start();
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(finishedSizes.size(), sizes.size());
+        for (int i = 0; i < scheduler.jobCount(); ++i)
+            QVERIFY2(scheduler.job(i).state() == TransferState::Done, qPrintable(scheduler.job(i).error()));
+        if (filesInOrder) {
+            QCOMPARE(startedSizes, sizes);
+            return;
+        }
+        QList<qint64> biggestFirst = sizes;
+        std::sort(biggestFirst.begin(), biggestFirst.end(), std::greater<>());
+        QCOMPARE(startedSizes, biggestFirst);
+        QCOMPARE(finishedSizes.last(), qint64(1000));
+    }
+
     void corruptedChunkIsRefusedAndSentAgain()
     {
         const QString file = m_source.filePath(QStringLiteral("corrupt-me.bin"));
