@@ -63,6 +63,8 @@ int DesktopApp::run(QApplication &app)
     m_reachability = std::make_unique<ReachabilityHint>(ReachabilityHint::systemBackend());
     QObject::connect(m_reachability.get(), &ReachabilityHint::networkReturned, m_controller.get(),
                      &TransferController::networkReturned);
+    QObject::connect(m_reachability.get(), &ReachabilityHint::networkChanged, m_controller.get(),
+                     &TransferController::measureLink);
     m_window = std::make_unique<MainWindow>(*m_settings, tokens, *m_controller, m_journalProblem);
     m_window->show();
     if (!warnings.isEmpty())

@@ -114,6 +114,11 @@ void TransferController::measureLink()
             [this, endpoints, done](const LinkEstimate &estimate) {
                 m_link = estimate;
                 m_linkEndpoints = urlsOf(endpoints);
+                // Uploads under way to these endpoints follow the new figures too.
+                for (const auto &session : m_sessions) {
+                    if (urlsOf(session->endpoints()) == m_linkEndpoints)
+                        session->scheduler().adaptTo(estimate);
+                }
                 done({});
             });
     connect(m_probe.get(), &BandwidthProbe::failed, this, [done](const QString &why) { done(why); });
@@ -132,8 +137,11 @@ UploadSession &TransferController::sessionFor(const QList<Endpoint> &endpoints,
     connect(&scheduler, &TransferScheduler::jobsChanged, this,
             [this, raw](const QList<int> &jobs) { Q_EMIT jobsChanged(raw, jobs); });
     connect(&scheduler, &TransferScheduler::progressChanged, this, [this] { Q_EMIT progressChanged(); });
-    connect(&scheduler, &TransferScheduler::onlineChanged, this,
-            [this] { Q_EMIT onlineChanged(isOnline()); });
+    connect(&scheduler, &TransferScheduler::onlineChanged, this, [this](bool online) {
+        Q_EMIT onlineChanged(isOnline());
+        if (online)
+            measureLink(); // back after every endpoint was out: maybe another network
+    });
     connect(&scheduler, &TransferScheduler::warning, this,
             [this](int, const QString &message) { Q_EMIT warning(message); });
     connect(&scheduler, &TransferScheduler::finished, this, [this, raw] {

@@ -52,8 +52,10 @@ public:
     // link is measured again (it may be another network).
     void networkReturned();
     // Measures the link to the enabled endpoints in the background (about a second of probe
-    // downloads); with "auto" chunk size, uploads added afterwards use the chunk size it gives.
-    // Does nothing while a measurement runs or no endpoint is set up.
+    // downloads); with "auto" chunk size, uploads added afterwards use the chunk size it gives,
+    // and uploads under way to those endpoints adapt (TransferScheduler::adaptTo). Also run when
+    // the network changes or a session is back online. Does nothing while a measurement runs or
+    // no endpoint is set up.
     void measureLink();
     bool isMeasuringLink() const { return m_probe != nullptr; }
     // The last measurement of the current endpoints, if any.

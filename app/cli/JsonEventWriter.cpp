@@ -1,5 +1,6 @@
 #include "JsonEventWriter.h"
 
+#include "LinkEstimate.h"
 #include "TransferScheduler.h"
 
 #include <QFile>
@@ -66,6 +67,14 @@ void JsonEventWriter::writeError(const QString &message, const QString &path)
 void JsonEventWriter::writeState(const QString &state)
 {
     write({{QStringLiteral("event"), QStringLiteral("state")}, {QStringLiteral("state"), state}});
+}
+
+void JsonEventWriter::writeLink(const LinkEstimate &estimate)
+{
+    write({{QStringLiteral("event"), QStringLiteral("link")},
+           {QStringLiteral("bytesPerSecond"), qint64(estimate.bytesPerSecond)},
+           {QStringLiteral("rttMs"), estimate.rttMs},
+           {QStringLiteral("chunkSize"), estimate.chunkSize}});
 }
 
 void JsonEventWriter::writeSummary(const TransferProgress &p, const QJsonArray &endpoints)

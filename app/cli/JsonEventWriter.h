@@ -9,10 +9,11 @@ class QFile;
 namespace multilane {
 
 class TransferScheduler;
+struct LinkEstimate;
 struct TransferProgress;
 
 // --json: one event per line on stdout, flushed at once, for scripts to read as it happens.
-// Events: fileStarted, progress (at most once a second), fileDone, error, summary.
+// Events: fileStarted, progress (at most once a second), fileDone, state, link, error, summary.
 class JsonEventWriter : public QObject {
     Q_OBJECT
 public:
@@ -22,6 +23,8 @@ public:
     void writeError(const QString &message, const QString &path = {});
     // {"event":"state","state":"waitingForNetwork"|"online"}
     void writeState(const QString &state);
+    // {"event":"link","bytesPerSecond":…,"rttMs":…,"chunkSize":…}: the link measured again
+    void writeLink(const LinkEstimate &estimate);
     void writeSummary(const TransferProgress &progress, const QJsonArray &endpoints);
 
 private:

@@ -6,6 +6,7 @@
 #include "EndpointPool.h"
 #include "HealthCheck.h"
 #include "JsonEventWriter.h"
+#include "LinkRemeasurer.h"
 #include "NetworkManagers.h"
 #include "ProbeCommand.h"
 #include "ReachabilityHint.h"
@@ -186,9 +187,39 @@ void UploadCommand::startTransfer(const QList<Endpoint> &usable)
     m_reachability = std::make_unique<ReachabilityHint>(ReachabilityHint::systemBackend());
     connect(m_reachability.get(), &ReachabilityHint::networkReturned, m_scheduler.get(),
             &TransferScheduler::networkReachable);
+    watchLink(usable);
     m_scheduler->addFiles(m_files);
     attachJournal();
     m_scheduler->start();
+}
+
+void UploadCommand::watchLink(const QList<Endpoint> &usable)
+{
+    // Only what is found by measuring can follow a changed network.
+    if (!m_request.autoChunkSize && m_request.connectionsFixed)
+        return;
+    if (!m_probeManagers)
+        m_probeManagers = std::make_unique<NetworkManagers>();
+    BandwidthProbe::Options options;
+    options.durationMs = 1000;
+    m_remeasurer = std::make_unique<LinkRemeasurer>(*m_scheduler, m_probeManagers->list(), usable, options);
+    connect(m_reachability.get(), &ReachabilityHint::networkReturned, m_remeasurer.get(),
+            &LinkRemeasurer::remeasure);
+    connect(m_reachability.get(), &ReachabilityHint::networkChanged, m_remeasurer.get(),
+            &LinkRemeasurer::remeasure);
+    connect(m_remeasurer.get(), &LinkRemeasurer::remeasured, this, [this](const LinkEstimate &estimate) {
+        if (!m_request.quiet)
+            m_console->printLine(QStringLiteral("the network changed; link measured again: %1 (for the files "
+                                                "not started yet)")
+                                     .arg(estimate.summary()));
+        if (m_json)
+            m_json->writeLink(estimate);
+    });
+    connect(m_remeasurer.get(), &LinkRemeasurer::failed, this, [this](const QString &why) {
+        if (!m_request.quiet)
+            m_console->printLine(
+                QStringLiteral("the network changed; could not measure the link again (%1)").arg(why));
+    });
 }
 
 void UploadCommand::onTransferFinished()

@@ -15,6 +15,7 @@ class ConsoleReporter;
 class EndpointPool;
 class HealthCheck;
 class JsonEventWriter;
+class LinkRemeasurer;
 class NetworkManagers;
 class ReachabilityHint;
 class ResumeJournal;
@@ -45,6 +46,8 @@ private:
     void checkEndpoints();
     void onHealthChecked(const QList<std::optional<QString>> &problems);
     void startTransfer(const QList<Endpoint> &usable);
+    // Re-measures the link when the network changes, if anything was found by measuring.
+    void watchLink(const QList<Endpoint> &usable);
     void attachJournal();
     void onTransferFinished();
     void reportError(const QString &message, const QString &path = {});
@@ -62,6 +65,7 @@ private:
     std::unique_ptr<EndpointPool> m_pool;
     std::unique_ptr<TransferScheduler> m_scheduler;
     std::unique_ptr<ReachabilityHint> m_reachability;
+    std::unique_ptr<LinkRemeasurer> m_remeasurer; // after the scheduler: it goes first
     std::unique_ptr<ConsoleReporter> m_console;
     std::unique_ptr<JsonEventWriter> m_json;
     QList<SourceFile> m_files;

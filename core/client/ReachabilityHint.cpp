@@ -10,6 +10,11 @@ ReachabilityHint::ReachabilityHint(QNetworkInformation *information, QObject *pa
     m_last = information->reachability();
     connect(information, &QNetworkInformation::reachabilityChanged, this,
             &ReachabilityHint::onReachabilityChanged);
+    if (information->supports(QNetworkInformation::Feature::TransportMedium)) {
+        m_medium = information->transportMedium();
+        connect(information, &QNetworkInformation::transportMediumChanged, this,
+                &ReachabilityHint::onTransportMediumChanged);
+    }
 }
 
 QNetworkInformation *ReachabilityHint::systemBackend()
@@ -34,6 +39,18 @@ void ReachabilityHint::onReachabilityChanged(QNetworkInformation::Reachability r
         m_last = reachability;
     if (wasAbsent && isPresent(reachability))
         Q_EMIT networkReturned();
+}
+
+void ReachabilityHint::onTransportMediumChanged(QNetworkInformation::TransportMedium medium)
+{
+    // Wi-Fi to Ethernet, Ethernet to a phone's hotspot: the same endpoints, another link. Unknown
+    // (between two media, or a backend that cannot tell) is not a change of its own.
+    const QNetworkInformation::TransportMedium before = m_medium;
+    if (medium == QNetworkInformation::TransportMedium::Unknown)
+        return;
+    m_medium = medium;
+    if (before != QNetworkInformation::TransportMedium::Unknown && before != medium)
+        Q_EMIT networkChanged();
 }
 
 } // namespace multilane

@@ -16,6 +16,17 @@
 
 namespace multilane {
 
+// Self-tuned: start at 4 connections per endpoint (modest for each receiver, and enough that a
+// short upload over several endpoints does not spend its first seconds ramping up).
+static ConcurrencyTuner::Options tunerOptionsFor(const EndpointPool &pool, const TransferOptions &options)
+{
+    ConcurrencyTuner::Options tuning;
+    tuning.start = std::min(4 * std::max(1, pool.endpointCount()), options.connections);
+    tuning.minimum = 1;
+    tuning.maximum = options.connections;
+    return tuning;
+}
+
 TransferScheduler::TransferScheduler(EndpointPool &pool, const TransferOptions &options, QObject *parent)
     : QObject(parent)
     , m_pool(pool)
@@ -23,10 +34,7 @@ TransferScheduler::TransferScheduler(EndpointPool &pool, const TransferOptions &
     , m_monitor(pool, m_probeManager, options.monitor)
     , m_limiter(options.limitBytesPerSecond)
     , m_scorer(pool.endpointCount())
-    // Self-tuned: start at 4 connections per endpoint (modest for each receiver, and enough that
-    // a short upload over several endpoints does not spend its first seconds ramping up).
-    , m_tuner(ConcurrencyTuner::Options{std::min(4 * std::max(1, pool.endpointCount()), options.connections),
-                                        1, options.connections})
+    , m_tuner(tunerOptionsFor(pool, options))
     , m_connections(options.tuneConnections ? m_tuner.level() : options.connections)
 {
     for (int endpoint = 0; endpoint < m_pool.endpointCount(); ++endpoint) {
@@ -84,6 +92,23 @@ void TransferScheduler::addFiles(const QList<SourceFile> &files)
         if (m_finished)
             m_progressTimer.start(); // it stopped with the last batch: progress must tick again
         m_finished = false;
+        pump();
+    }
+}
+
+void TransferScheduler::adaptTo(const LinkEstimate &estimate)
+{
+    if (m_options.spreadFilesOverConnections && estimate.chunkSize > 0) {
+        m_options.chunkSize = estimate.chunkSize;
+        for (std::size_t i = m_nextQueued; i < m_queue.size(); ++i) {
+            TransferJob &job = m_jobs[std::size_t(m_queue.at(i))];
+            if (job.state() == TransferState::Queued && job.uploadId().isEmpty())
+                job.setRequestedChunkSize(chunkSizeFor(job.source()));
+        }
+    }
+    if (m_options.tuneConnections) {
+        m_tuner = ConcurrencyTuner(tunerOptionsFor(m_pool, m_options));
+        m_connections = m_tuner.level();
         pump();
     }
 }

@@ -6,6 +6,7 @@
 #include "EndpointScorer.h"
 #include "FileDigest.h"
 #include "HashWorker.h"
+#include "LinkEstimate.h"
 #include "RateLimiter.h"
 #include "RateMeter.h"
 #include "ReceiverApi.h"
@@ -34,8 +35,8 @@ struct TransferOptions {
     qint64 maxOfflineMs = 0;        // give up after this long with no endpoint answering; 0: wait
     bool filesInOrder = false;      // --order files: earlier files' chunks go first
     double limitBytesPerSecond = 0; // --limit-rate; 0: no limit
-    // Auto chunk size: a file's chunks are at most size / (4 x connections), so even a file a
-    // few times the chunk size spreads over every connection.
+    // Auto chunk size: a file's chunks are at most size / (8 x connections), so even a file a
+    // few times the chunk size spreads over every connection; adaptTo() may change chunkSize.
     bool spreadFilesOverConnections = false;
     // Find the number of connections by measuring (up to `connections`), instead of using it
     // as given; and weigh endpoints by their measured goodput.
@@ -82,6 +83,10 @@ public:
     void addFiles(const QList<SourceFile> &files);
     // The OS says the network came back (ReachabilityHint): check the endpoints that are out now.
     void networkReachable() { m_monitor.networkReachable(); }
+    // The link was measured again (the network changed under the upload): files not started yet
+    // take the chunk size it calls for, when the chunk size is automatic, and a self-tuned level
+    // is searched for again from the start. Files under way keep their chunks.
+    void adaptTo(const LinkEstimate &estimate);
     void start();
     bool isFinished() const { return m_finished; }
 

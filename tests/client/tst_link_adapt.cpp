@@ -1,7 +1,11 @@
 // Adapting to an uneven, shaped link: a real receiver behind linksim, the real engine. A slow
-// endpoint must get clearly fewer chunks than the fast ones, and --limit-rate must hold.
+// endpoint must get clearly fewer chunks than the fast ones, --limit-rate must hold, and a link
+// that changes under the upload is measured again.
+#include "BandwidthProbe.h"
 #include "EndpointPool.h"
+#include "LinkRemeasurer.h"
 #include "LinksimProcess.h"
+#include "NetworkManagers.h"
 #include "ReceiverProcess.h"
 #include "SourceScanner.h"
 #include "TcpProxy.h"
@@ -94,6 +98,92 @@ private Q_SLOTS:
         QVERIFY2(rate <= 5e6 * 1.05, qPrintable(QString::number(rate)));
         QVERIFY2(rate >= 5e6 * 0.80, qPrintable(QString::number(rate))); // generous: machines are noisy
         scheduler.pause();
+    }
+
+    void linkMeasuredAgainWhenTheNetworkChanges()
+    {
+        // The upload starts on a link of 1 MB/s per connection with the small chunks such a link
+        // was measured to want. Then the network changes: linksim goes away (every endpoint is
+        // out) and comes back on the same addresses as a link of 10 MB/s per connection. Back
+        // online, the link is measured again; the files that start after that take the chunk
+        // size the new figures call for.
+        const QList<QUrl> urls = m_receiver->urls();
+        const QList<quint16> targets{quint16(urls.at(0).port()), quint16(urls.at(1).port()),
+                                     quint16(urls.at(2).port())};
+        const auto shapedAt = [](const char *rate) {
+            return QStringList{QStringLiteral("--per-connection-rate"), QString::fromLatin1(rate),
+                               QStringLiteral("--rtt"), QStringLiteral("10"), QStringLiteral("--quiet")};
+        };
+        auto link = std::make_unique<LinksimProcess>();
+        QVERIFY2(link->start(targets, shapedAt("1MB/s")), qPrintable(link->errorText()));
+        const QList<quint16> addresses = link->ports();
+        const QString folder = m_source.filePath(QStringLiteral("changing"));
+        for (int i = 0; i < 16; ++i)
+            QVERIFY(TestFiles::write(folder + QStringLiteral("/f%1.bin").arg(i, 2, 10, QLatin1Char('0')),
+                                     2 * 1024 * 1024, quint32(i + 70)));
+
+        QList<Endpoint> endpoints;
+        for (quint16 port : addresses)
+            endpoints.append(endpointAt(port));
+        EndpointPool pool(endpoints);
+        TransferOptions options;
+        options.connections = 2; // at most 4 files open at once: most are still queued
+        options.tuneConnections = true;
+        options.chunkSize = 256 * 1024;
+        options.spreadFilesOverConnections = true; // automatic chunk size
+        options.transferTimeoutMs = 5000;
+        options.monitor.firstProbeDelayMs = 50;
+        options.monitor.maxProbeDelayMs = 300;
+        TransferScheduler scheduler(pool, options);
+        NetworkManagers probeManagers;
+        BandwidthProbe::Options probeOptions;
+        probeOptions.durationMs = 600;
+        probeOptions.warmUpMs = 200;
+        LinkRemeasurer remeasurer(scheduler, probeManagers.list(), endpoints, probeOptions);
+        QSignalSpy remeasured(&remeasurer, &LinkRemeasurer::remeasured);
+        QSignalSpy failed(&remeasurer, &LinkRemeasurer::failed);
+        QSignalSpy finished(&scheduler, &TransferScheduler::finished);
+        QList<int> startedAfter;
+        connect(&scheduler, &TransferScheduler::fileStarted, this, [&](int id) {
+            if (!remeasured.isEmpty())
+                startedAfter.append(id);
+        });
+        bool changed = false;
+        connect(&scheduler, &TransferScheduler::progressChanged, this, [&](const TransferProgress &p) {
+            if (changed || p.bytesDone < 3 * 1024 * 1024)
+                return;
+            changed = true;
+            link->process().kill();
+            link->process().waitForFinished(10000);
+        });
+        // The new link comes up once the upload has noticed that every endpoint is gone.
+        connect(&scheduler, &TransferScheduler::onlineChanged, this, [&](bool online) {
+            if (online)
+                return;
+            link = std::make_unique<LinksimProcess>();
+            QVERIFY2(link->start(targets, shapedAt("10MB/s"), addresses), qPrintable(link->errorText()));
+        });
+        scheduler.addFiles(SourceScanner::scan({folder}, QStringLiteral("changing")).files);
+        scheduler.start();
+        QVERIFY(finished.wait(120000));
+
+        QCOMPARE(failed.size(), 0);
+        QCOMPARE(remeasured.size(), 1);
+        const auto estimate = remeasured.first().first().value<LinkEstimate>();
+        qInfo("measured again: %s; %lld files started after", qPrintable(estimate.summary()),
+              qint64(startedAfter.size()));
+        // The probe's 12 streams could get 12 MB/s from the old link, about 120 from the new one
+        // (measured 120 MB/s); twice the old is the bound, for busy or sanitized runs.
+        QVERIFY2(estimate.bytesPerSecond > 24e6, qPrintable(estimate.summary()));
+        QVERIFY(!startedAfter.isEmpty());
+        for (int i = 0; i < scheduler.jobCount(); ++i) {
+            const TransferJob &job = scheduler.job(i);
+            QVERIFY2(job.state() == TransferState::Done, qPrintable(job.error()));
+            QVERIFY(TestFiles::sameContents(job.source().localPath, m_storage.filePath(job.remotePath())));
+            // 2 MiB files: a quarter MiB before, 1 MiB (the floor of the spread rule) after.
+            const qint64 expected = startedAfter.contains(i) ? 1024 * 1024 : 256 * 1024;
+            QCOMPARE(job.planner().chunkSize(), expected);
+        }
     }
 
 private:

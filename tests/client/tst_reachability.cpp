@@ -100,6 +100,23 @@ private Q_SLOTS:
         hint.onReachabilityChanged(Reachability::Online);
         QCOMPARE(returned.size(), 2);
     }
+
+    void hintFiresWhenTheMediumChanges()
+    {
+        using Medium = QNetworkInformation::TransportMedium;
+        ReachabilityHint hint(nullptr);
+        QSignalSpy changed(&hint, &ReachabilityHint::networkChanged);
+        hint.onTransportMediumChanged(Medium::WiFi); // the first medium known: nothing changed
+        hint.onTransportMediumChanged(Medium::WiFi);
+        hint.onTransportMediumChanged(Medium::Unknown); // between two media: says nothing
+        hint.onTransportMediumChanged(Medium::WiFi);
+        QCOMPARE(changed.size(), 0);
+        hint.onTransportMediumChanged(Medium::Unknown);
+        hint.onTransportMediumChanged(Medium::Ethernet);
+        QCOMPARE(changed.size(), 1);
+        hint.onTransportMediumChanged(Medium::Cellular);
+        QCOMPARE(changed.size(), 2);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestReachability)

@@ -12,11 +12,15 @@ LinksimProcess::~LinksimProcess()
     }
 }
 
-bool LinksimProcess::start(const QList<quint16> &targetPorts, const QStringList &shaping)
+bool LinksimProcess::start(const QList<quint16> &targetPorts, const QStringList &shaping,
+                           const QList<quint16> &listenPorts)
 {
     QStringList arguments = shaping;
-    for (quint16 port : targetPorts)
-        arguments << QStringLiteral("--listen") << QStringLiteral("127.0.0.1:0=127.0.0.1:%1").arg(port);
+    for (qsizetype i = 0; i < targetPorts.size(); ++i)
+        arguments << QStringLiteral("--listen")
+                  << QStringLiteral("127.0.0.1:%1=127.0.0.1:%2")
+                         .arg(i < listenPorts.size() ? listenPorts.at(i) : 0)
+                         .arg(targetPorts.at(i));
     m_process.setProcessChannelMode(QProcess::SeparateChannels);
     m_process.start(QStringLiteral(LINKSIM_BIN), arguments);
     if (!m_process.waitForStarted(10000)) {

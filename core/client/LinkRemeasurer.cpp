@@ -1,0 +1,48 @@
+#include "LinkRemeasurer.h"
+
+#include "TransferScheduler.h"
+
+namespace multilane {
+
+LinkRemeasurer::LinkRemeasurer(TransferScheduler &scheduler,
+                               const QList<QNetworkAccessManager *> &probeManagers,
+                               const QList<Endpoint> &endpoints, const BandwidthProbe::Options &probeOptions,
+                               QObject *parent)
+    : QObject(parent)
+    , m_scheduler(scheduler)
+    , m_probeManagers(probeManagers)
+    , m_endpoints(endpoints)
+    , m_probeOptions(probeOptions)
+{
+    connect(&scheduler, &TransferScheduler::onlineChanged, this, [this](bool online) {
+        if (online)
+            remeasure();
+    });
+}
+
+LinkRemeasurer::~LinkRemeasurer() = default;
+
+void LinkRemeasurer::remeasure()
+{
+    if (m_probe || m_scheduler.isFinished())
+        return;
+    m_probe = std::make_unique<BandwidthProbe>(m_probeManagers, m_endpoints, m_probeOptions);
+    connect(m_probe.get(), &BandwidthProbe::finished, this, [this](const LinkEstimate &estimate) {
+        finish();
+        m_scheduler.adaptTo(estimate);
+        Q_EMIT remeasured(estimate);
+    });
+    connect(m_probe.get(), &BandwidthProbe::failed, this, [this](const QString &why) {
+        finish();
+        Q_EMIT failed(why);
+    });
+    m_probe->start();
+}
+
+void LinkRemeasurer::finish()
+{
+    // Called from the probe's own signal: it is deleted once that signal has returned.
+    m_probe.release()->deleteLater();
+}
+
+} // namespace multilane
