@@ -9,6 +9,7 @@
 
 #include <QJsonArray>
 #include <QRandomGenerator>
+#include <QScopeGuard>
 #include <memory>
 
 #ifndef MULTILANE_VERSION
@@ -83,7 +84,7 @@ ReceiverService::ReceiverService(UploadStore &store)
 ReceiverService::ReceiverService(UploadStore &store, Options options)
     : m_store(store)
     , m_options(std::move(options))
-    , m_admission(store, m_options.limits, m_options.freeSpace)
+    , m_admission(store, m_options.limits, m_options.freeSpace, m_options.clock)
 {}
 
 QString ReceiverService::version()
@@ -307,11 +308,14 @@ ServiceResponse ReceiverService::putFile(const Route &route, const AccessToken &
 {
     if (const auto refused = m_admission.admitNewFile(token, route.path, route.contentLength, false))
         return ServiceResponse::error(*refused);
+    bool stored = false;
+    const auto ended = qScopeGuard([&] { m_admission.wholeFileEnded(token, route.contentLength, stored); });
     const auto finished =
         m_store.putFile(route.path, route.contentLength, route.onConflict, route.sha256, bodyOf(request));
     if (!finished)
         return ServiceResponse::error(finished.error());
-    const int status = finished.value().status == FinishedFile::Status::Stored ? 201 : 200;
+    stored = finished.value().status == FinishedFile::Status::Stored;
+    const int status = stored ? 201 : 200;
     return ServiceResponse::json(status, ProtocolJson::finishedFile(finished.value()));
 }
 

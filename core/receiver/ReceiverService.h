@@ -22,7 +22,8 @@ public:
     struct Options {
         AccessPolicy access; // open by default
         ReceiverLimits limits;
-        DiskSpace::Source freeSpace; // unset: the disk reserve is not checked
+        DiskSpace::Source freeSpace;  // unset: the disk reserve is not checked
+        UploadAdmission::Clock clock; // unset: the steady clock
     };
 
     explicit ReceiverService(UploadStore &store);

@@ -17,10 +17,12 @@ QString folderName(const QString &folder)
 
 } // namespace
 
-UploadAdmission::UploadAdmission(UploadStore &store, ReceiverLimits limits, DiskSpace::Source freeSpace)
+UploadAdmission::UploadAdmission(UploadStore &store, ReceiverLimits limits, DiskSpace::Source freeSpace,
+                                 Clock clock)
     : m_store(store)
     , m_limits(limits)
     , m_freeSpace(std::move(freeSpace))
+    , m_clock(clock ? std::move(clock) : Clock(&std::chrono::steady_clock::now))
 {}
 
 std::optional<ReceiverError> UploadAdmission::checkFileSize(const QString &path, qint64 size) const
@@ -76,18 +78,36 @@ std::optional<ReceiverError> UploadAdmission::admitNewFile(const AccessToken &to
     }
     if (const auto noRoom = checkReserve(path, size))
         return noRoom;
-    return checkQuota(token, path, size); // last: it charges the folder for what it admits
+    return checkQuota(token, path, size, isUpload); // last: it charges the folder for what it admits
+}
+
+void UploadAdmission::wholeFileEnded(const AccessToken &token, qint64 size, bool stored) const
+{
+    if (!token.quota)
+        return;
+    const std::lock_guard<std::mutex> lock(m_usageMutex);
+    const auto arriving = m_wholeFilesArriving.find(token.folder);
+    if (arriving != m_wholeFilesArriving.end() && (*arriving -= size) <= 0)
+        m_wholeFilesArriving.erase(arriving);
+    // Stored: on disk now, but a usage measured before it landed does not have it yet.
+    if (stored)
+        chargeLocked(token.folder, size);
 }
 
 std::optional<ReceiverError> UploadAdmission::checkQuota(const AccessToken &token, const QString &path,
-                                                         qint64 size) const
+                                                         qint64 size, bool isUpload) const
 {
     if (!token.quota)
         return std::nullopt;
     const qint64 quota = *token.quota;
-    const qint64 used = usedBytes(token.folder);
+    const std::lock_guard<std::mutex> lock(m_usageMutex);
+    const qint64 used = usedBytesLocked(token.folder);
     if (used + size <= quota) {
-        charge(token.folder, size);
+        // An upload's record counts from its create on; a whole file only once it is placed.
+        if (isUpload)
+            chargeLocked(token.folder, size);
+        else
+            m_wholeFilesArriving[token.folder] += size;
         return std::nullopt;
     }
     const qint64 left = std::max<qint64>(0, quota - used);
@@ -104,21 +124,20 @@ std::optional<ReceiverError> UploadAdmission::checkQuota(const AccessToken &toke
     return error;
 }
 
-qint64 UploadAdmission::usedBytes(const QString &folder) const
+qint64 UploadAdmission::usedBytesLocked(const QString &folder) const
 {
-    const std::lock_guard<std::mutex> lock(m_usageMutex);
-    const auto now = std::chrono::steady_clock::now();
+    const qint64 arriving = m_wholeFilesArriving.value(folder);
+    const auto now = m_clock();
     const auto cached = m_usage.constFind(folder);
     if (cached != m_usage.cend() && now - cached->measuredAt < UsageReuse)
-        return cached->bytes;
+        return cached->bytes + arriving;
     const qint64 bytes = m_store.usage(folder, true).totalBytes();
     m_usage.insert(folder, {bytes, now});
-    return bytes;
+    return bytes + arriving;
 }
 
-void UploadAdmission::charge(const QString &folder, qint64 bytes) const
+void UploadAdmission::chargeLocked(const QString &folder, qint64 bytes) const
 {
-    const std::lock_guard<std::mutex> lock(m_usageMutex);
     const auto cached = m_usage.find(folder);
     if (cached != m_usage.end())
         cached->bytes += bytes;

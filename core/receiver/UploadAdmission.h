@@ -8,6 +8,7 @@
 #include <QHash>
 #include <QString>
 #include <chrono>
+#include <functional>
 #include <mutex>
 #include <optional>
 
@@ -17,15 +18,19 @@ class UploadStore;
 
 // Decides whether new bytes may come in: file and chunk size limits, a token's quota and
 // unfinished-upload count, and the free-space reserve. Each refusal carries the figures and
-// says what to do. Reads the store and the disk; the only state is a short-lived cache of folder
-// usage for quotas. The caller serialises admit-then-create where it matters.
+// says what to do. Reads the store and the disk; its state, for quotas, is a short-lived cache of
+// folder usage and the whole files whose bodies are arriving (the store has no record of those
+// until they are placed). The caller serialises admit-then-create where it matters.
 class UploadAdmission {
 public:
     // How long a folder's measured usage is reused (plus what was admitted since): walking a
     // folder of 10,000 files takes ~60 ms, too much for every small PUT.
     static constexpr std::chrono::seconds UsageReuse{5};
 
-    UploadAdmission(UploadStore &store, ReceiverLimits limits, DiskSpace::Source freeSpace);
+    using Clock = std::function<std::chrono::steady_clock::time_point()>;
+
+    // `clock` unset: the steady clock (tests pass their own to age the usage cache).
+    UploadAdmission(UploadStore &store, ReceiverLimits limits, DiskSpace::Source freeSpace, Clock clock = {});
 
     const ReceiverLimits &limits() const { return m_limits; }
 
@@ -33,18 +38,23 @@ public:
     std::optional<ReceiverError> checkChunkSize(qint64 chunkSize) const;
     // A new upload (POST /v1/uploads that creates one) or a whole file (PUT /v1/files) of `size`
     // bytes at `path` by `token`. Resumed uploads are not asked: their space is already counted.
+    // A whole file admitted here counts against its token's quota until wholeFileEnded().
     std::optional<ReceiverError> admitNewFile(const AccessToken &token, const QString &path, qint64 size,
                                               bool isUpload) const;
+    // The body of an admitted whole file was stored (now on disk, counted there) or not (gone).
+    void wholeFileEnded(const AccessToken &token, qint64 size, bool stored) const;
     // Before a chunk is written: refused while free space is below the reserve, so the disk never
     // fills up under an upload (whose .part and records stay intact for a later retry).
     std::optional<ReceiverError> admitChunkWrite(qint64 index) const;
 
 private:
-    std::optional<ReceiverError> checkQuota(const AccessToken &token, const QString &path, qint64 size) const;
+    std::optional<ReceiverError> checkQuota(const AccessToken &token, const QString &path, qint64 size,
+                                            bool isUpload) const;
     std::optional<ReceiverError> checkReserve(const QString &path, qint64 size) const;
-    // Bytes used below `folder`: measured at most UsageReuse ago, plus what was admitted since.
-    qint64 usedBytes(const QString &folder) const;
-    void charge(const QString &folder, qint64 bytes) const;
+    // Bytes used below `folder`: measured at most UsageReuse ago, plus what was admitted since,
+    // plus whole files arriving. Called with m_usageMutex held.
+    qint64 usedBytesLocked(const QString &folder) const;
+    void chargeLocked(const QString &folder, qint64 bytes) const;
 
     struct MeasuredUsage {
         qint64 bytes = 0;
@@ -54,8 +64,12 @@ private:
     UploadStore &m_store;
     ReceiverLimits m_limits;
     DiskSpace::Source m_freeSpace;
+    Clock m_clock;
+    // Admission, check and charge happen under one lock: two requests admitted at once must not
+    // both see the room only one of them fits in.
     mutable std::mutex m_usageMutex;
     mutable QHash<QString, MeasuredUsage> m_usage;
+    mutable QHash<QString, qint64> m_wholeFilesArriving; // folder -> bytes admitted, not yet stored
 };
 
 } // namespace multilane

@@ -16,8 +16,11 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <atomic>
+#include <chrono>
 #include <fcntl.h>
+#include <future>
 #include <memory>
+#include <thread>
 #include <unistd.h>
 
 using namespace multilane;
@@ -134,6 +137,64 @@ private Q_SLOTS:
         // Another token's folder has its own quota.
         harness.useToken(OtherToken);
         QCOMPARE(harness.call("PUT", "/v1/files/o/a.bin", QByteArray(1000, 'o')).status, 201);
+    }
+
+    void quotaCountsWholeFilesWhileTheyArrive()
+    {
+        // A whole-file PUT has no record on the receiver until it is placed, and the usage measured
+        // from the disk is reused only for UploadAdmission::UsageReuse. Its bytes must count
+        // against the quota for as long as its body takes to arrive.
+        const auto start = std::chrono::steady_clock::now();
+        std::atomic<int> agedSeconds{0};
+        ReceiverService::Options options;
+        options.access = AccessPolicy(
+            TokenFile::parse(QuotaToken + " id=q folder=q quota=1000\n", QStringLiteral("t")).tokens);
+        options.clock = [&] { return start + std::chrono::seconds(agedSeconds.load()); };
+        ServiceHarness harness(options);
+        QVERIFY(harness.isValid());
+        harness.useToken(QuotaToken);
+
+        // 600 bytes, of which 300 arrive, then the sender stalls until told to go on.
+        std::promise<void> halfway;
+        std::promise<void> goOn;
+        std::shared_future<void> goOnSignal = goOn.get_future().share();
+        ServiceRequest slow;
+        slow.method = "PUT";
+        slow.path = "/v1/files/q/slow.bin";
+        slow.headers = {{"content-length", "600"}, {"authorization", "Bearer " + QuotaToken}};
+        slow.body = [&halfway, goOnSignal](const BodySink &sink) {
+            const QByteArray half(300, 's');
+            if (!sink(half.constData(), std::size_t(half.size())))
+                return false;
+            halfway.set_value();
+            goOnSignal.wait();
+            return sink(half.constData(), std::size_t(half.size()));
+        };
+        int slowStatus = 0;
+        std::thread sender([&] { slowStatus = harness.service().handle(slow).status; });
+        halfway.get_future().wait();
+
+        // Long after the usage was measured, the arriving 600 still count: 600 more do not fit.
+        agedSeconds = 60;
+        const auto whileArriving = harness.call("PUT", "/v1/files/q/other.bin", QByteArray(600, 'o'));
+        goOn.set_value();
+        sender.join();
+        QCOMPARE(whileArriving.status, 507);
+        QCOMPARE(figure(whileArriving, "usedBytes"), qint64(600));
+        QCOMPARE(slowStatus, 201);
+        QCOMPARE(harness.readStored(QStringLiteral("q/slow.bin")), QByteArray(600, 's'));
+
+        // Stored, it counts from the disk (before and after the next measurement), once.
+        QCOMPARE(figure(harness.call("PUT", "/v1/files/q/other.bin", QByteArray(401, 'o')), "usedBytes"),
+                 qint64(600));
+        agedSeconds = 120;
+        QCOMPARE(figure(harness.call("PUT", "/v1/files/q/other.bin", QByteArray(401, 'o')), "usedBytes"),
+                 qint64(600));
+        // A body that ends early stores nothing and gives its room back.
+        const auto cut =
+            harness.call("PUT", "/v1/files/q/cut.bin", QByteArray(100, 'c'), {{"content-length", "400"}});
+        QCOMPARE(cut.status, 422);
+        QCOMPARE(harness.call("PUT", "/v1/files/q/fits.bin", QByteArray(400, 'f')).status, 201);
     }
 
     void unfinishedUploadsPerToken()
