@@ -4,6 +4,7 @@
 
 #include "ChunkHash.h"
 #include "FileRangeDevice.h"
+#include "NoDelaySockets.h"
 #include "TlsTrust.h"
 
 #include <QFileInfo>
@@ -379,6 +380,7 @@ void TransferScheduler::accountBusySlots()
 void TransferScheduler::track(QNetworkReply *reply, const InFlight &request)
 {
     accountBusySlots();
+    NoDelaySockets::watch(reply);
     InFlight &tracked = *m_inFlight.insert(reply, request);
     tracked.startedMs = m_clock.elapsed();
     connect(reply, &QNetworkReply::finished, this, [this, reply] { onReplyFinished(reply); });

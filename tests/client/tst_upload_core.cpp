@@ -1,5 +1,6 @@
 // The transfer engine against a real receiver process on three loopback ports.
 #include "EndpointPool.h"
+#include "NoDelaySockets.h"
 #include "ReceiverProcess.h"
 #include "SourceScanner.h"
 #include "TcpProxy.h"
@@ -7,6 +8,8 @@
 #include "TransferScheduler.h"
 
 #include <QDir>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -123,6 +126,30 @@ private Q_SLOTS:
         std::sort(biggestFirst.begin(), biggestFirst.end(), std::greater<>());
         QCOMPARE(startedSizes, biggestFirst);
         QCOMPARE(finishedSizes.last(), qint64(1000));
+    }
+
+    void requestsGoWithoutNagle()
+    {
+        // Qt leaves Nagle's algorithm on for its HTTP connections; a watched reply's connection
+        // gets TCP_NODELAY, so a sweep afterwards finds nothing to change. The control: an
+        // unwatched reply's kept-alive connection still has Nagle on, and the sweep finds it.
+        const QUrl health = m_receiver->urls().first().resolved(QUrl(QStringLiteral("/v1/health")));
+        const auto fetch = [&health](QNetworkAccessManager &manager, bool watched) {
+            QNetworkReply *reply = manager.get(QNetworkRequest(health));
+            if (watched)
+                NoDelaySockets::watch(reply);
+            QSignalSpy finished(reply, &QNetworkReply::finished);
+            const bool ok = finished.wait(30000) && reply->error() == QNetworkReply::NoError;
+            reply->deleteLater();
+            return ok;
+        };
+        NoDelaySockets::sweep(); // what this process had open before
+        QNetworkAccessManager plain;
+        QVERIFY(fetch(plain, false));
+        QVERIFY(NoDelaySockets::sweep() >= 1);
+        QNetworkAccessManager watched;
+        QVERIFY(fetch(watched, true));
+        QCOMPARE(NoDelaySockets::sweep(), 0);
     }
 
     void corruptedChunkIsRefusedAndSentAgain()
