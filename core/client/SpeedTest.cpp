@@ -1,9 +1,12 @@
 #include "SpeedTest.h"
 
+#include "NoDelaySockets.h"
 #include "ReceiverApi.h"
 
 #include <QNetworkAccessManager>
 #include <QRandomGenerator>
+#include <algorithm>
+#include <utility>
 
 namespace multilane {
 
@@ -13,17 +16,25 @@ SpeedTest::SpeedTest(const QList<QNetworkAccessManager *> &managers, const QList
     , m_managers(managers)
     , m_endpoints(endpoints)
     , m_options(options)
-    , m_tuner(ConcurrencyTuner::Options{
-          4, 1, options.maxConnections > 0 ? options.maxConnections : 6 * int(endpoints.size())})
+    // Like an upload's tuner: 4 connections per endpoint to start with (4 in all spent most of the
+    // warm-up ramping up on link (a)).
+    , m_tuner(ConcurrencyTuner::Options{4 * int(std::max<qsizetype>(1, endpoints.size())), 1,
+                                        options.maxConnections > 0 ? options.maxConnections
+                                                                   : 6 * int(endpoints.size())})
 {
     // Random bytes, so nothing on the way can compress them into a flattering number.
     m_payload.resize(m_options.requestBytes);
     QRandomGenerator::global()->fillRange(reinterpret_cast<quint32 *>(m_payload.data()),
                                           m_payload.size() / int(sizeof(quint32)));
+    m_awaitDeadline.setSingleShot(true);
+    m_awaitDeadline.setInterval(AwaitMs);
+    connect(&m_awaitDeadline, &QTimer::timeout, this, [this] {
+        m_awaited.clear();
+        if (auto then = std::exchange(m_afterAwaited, nullptr))
+            (this->*then)();
+    });
     m_tick.setInterval(250);
     connect(&m_tick, &QTimer::timeout, this, [this] {
-        if (!m_multi)
-            return;
         m_level = m_tuner.update({m_clock.elapsed(), m_sent, 0});
         fill();
     });
@@ -41,24 +52,60 @@ void SpeedTest::start()
 void SpeedTest::startPhase(bool multi)
 {
     m_multi = multi;
-    m_running = true;
+    m_stage = Stage::WarmUp;
     m_level = multi ? m_tuner.level() : 1;
-    m_acknowledged = 0;
     m_sent = 0;
-    // The first second is warm-up (connections, slow start, the tuner's first steps).
-    m_windowStartMs = 1000;
-    m_windowStartBytes = -1;
+    m_spans.clear();
     Q_EMIT phaseStarted(multi ? QStringLiteral("many connections, tuned") : QStringLiteral("one connection"));
     m_clock.start();
-    m_tick.start();
-    QTimer::singleShot(1000, this, [this] { m_windowStartBytes = m_acknowledged; });
-    QTimer::singleShot(m_options.phaseMs + 1000, this, &SpeedTest::endPhase);
+    if (multi)
+        m_tick.start();
+    QTimer::singleShot(multi ? TuningWarmUpMs : WarmUpMs, this, &SpeedTest::settle);
     fill();
+}
+
+void SpeedTest::settle()
+{
+    if (m_stage != Stage::WarmUp)
+        return;
+    // The level is what it is now; the requests sent before may have run at another level.
+    m_tick.stop();
+    m_stage = Stage::Settling;
+    awaitInFlight(&SpeedTest::openWindow);
+}
+
+void SpeedTest::openWindow()
+{
+    m_stage = Stage::Measuring;
+    m_windowStartMs = m_clock.elapsed();
+    m_windowEndMs = m_windowStartMs + m_options.phaseMs;
+    QTimer::singleShot(m_options.phaseMs, this, &SpeedTest::endPhase);
+}
+
+void SpeedTest::endPhase()
+{
+    if (m_stage != Stage::Measuring)
+        return;
+    // The requests in flight carry bytes of the window: they finish with the level kept full, so
+    // their rates stay what they were inside it.
+    m_stage = Stage::Draining;
+    awaitInFlight(&SpeedTest::concludePhase);
+}
+
+void SpeedTest::awaitInFlight(void (SpeedTest::*then)())
+{
+    m_awaited = m_replies;
+    if (m_awaited.isEmpty()) {
+        (this->*then)();
+        return;
+    }
+    m_afterAwaited = then;
+    m_awaitDeadline.start();
 }
 
 void SpeedTest::fill()
 {
-    while (m_running && m_inFlight < m_level)
+    while (m_stage != Stage::Idle && int(m_replies.size()) < m_level)
         send(m_nextStream++);
 }
 
@@ -68,48 +115,72 @@ void SpeedTest::send(int stream)
     QNetworkRequest request = ReceiverApi::request(endpoint, QStringLiteral("/v1/discard"), 30000);
     request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/octet-stream"));
     QNetworkReply *reply = m_managers.at(stream % m_managers.size())->put(request, m_payload);
-    ++m_inFlight;
+    NoDelaySockets::watch(reply);
+    const qint64 startMs = m_clock.elapsed();
     m_replies.append(reply);
     // The tuner compares short windows: count bytes as they leave, not a request at a time.
     auto *sentSoFar = new qint64(0);
     connect(reply, &QObject::destroyed, this, [sentSoFar] { delete sentSoFar; });
     connect(reply, &QNetworkReply::uploadProgress, this, [this, sentSoFar](qint64 sent, qint64) {
-        if (m_running && sent > *sentSoFar)
+        if (m_stage != Stage::Idle && sent > *sentSoFar)
             m_sent += sent - *sentSoFar;
         *sentSoFar = sent;
     });
-    connect(reply, &QNetworkReply::finished, this, [this, reply] {
-        --m_inFlight;
+    connect(reply, &QNetworkReply::finished, this, [this, reply, startMs] {
+        reply->deleteLater();
         m_replies.removeOne(reply);
-        if (!m_running) {
-            reply->deleteLater();
-            return;
-        }
+        if (m_stage == Stage::Idle)
+            return; // aborted at the end of a phase
         const ApiReply answer = ReceiverApi::read(reply);
         if (answer.error) {
-            m_running = false;
+            m_stage = Stage::Idle;
             m_tick.stop();
+            m_awaitDeadline.stop();
+            const QList<QNetworkReply *> others = m_replies;
+            for (QNetworkReply *other : others)
+                other->abort();
             Q_EMIT failed(answer.error->message);
             return;
         }
-        m_acknowledged += m_payload.size();
-        fill();
+        m_spans.append({startMs, m_clock.elapsed(), m_payload.size()});
+        requestEnded(reply);
     });
 }
 
-void SpeedTest::endPhase()
+void SpeedTest::requestEnded(QNetworkReply *reply)
 {
-    if (!m_running)
-        return;
-    m_running = false;
-    m_tick.stop();
-    // What is still in flight would only steal bandwidth from the next phase.
+    if (m_afterAwaited && m_awaited.removeOne(reply) && m_awaited.isEmpty()) {
+        m_awaitDeadline.stop();
+        (this->*std::exchange(m_afterAwaited, nullptr))();
+    }
+    fill();
+}
+
+double SpeedTest::rateOver(const QList<Span> &spans, qint64 fromMs, qint64 toMs)
+{
+    if (toMs <= fromMs)
+        return 0;
+    double bytes = 0;
+    for (const Span &span : spans) {
+        const qint64 overlap = std::min(span.endMs, toMs) - std::max(span.startMs, fromMs);
+        if (overlap <= 0)
+            continue;
+        bytes += span.endMs > span.startMs
+                     ? double(span.bytes) * double(overlap) / double(span.endMs - span.startMs)
+                     : double(span.bytes);
+    }
+    return bytes * 1000.0 / double(toMs - fromMs);
+}
+
+void SpeedTest::concludePhase()
+{
+    // Requests slower than AwaitMs are left out (the figure errs low, never high); the ones
+    // still going would only steal bandwidth from the next phase.
+    m_stage = Stage::Idle;
     const QList<QNetworkReply *> unfinished = m_replies;
     for (QNetworkReply *reply : unfinished)
         reply->abort();
-    const double seconds = double(m_clock.elapsed() - m_windowStartMs) / 1000.0;
-    const double rate =
-        seconds > 0 ? double(m_acknowledged - std::max<qint64>(0, m_windowStartBytes)) / seconds : 0;
+    const double rate = rateOver(m_spans, m_windowStartMs, m_windowEndMs);
     if (!m_multi) {
         m_result.singleBytesPerSecond = rate;
         startPhase(true);

@@ -8,6 +8,7 @@
 #include "NetworkManagers.h"
 #include "ReceiverProcess.h"
 #include "SourceScanner.h"
+#include "SpeedTest.h"
 #include "TcpProxy.h"
 #include "TestFiles.h"
 #include "TransferScheduler.h"
@@ -184,6 +185,41 @@ private Q_SLOTS:
             const qint64 expected = startedAfter.contains(i) ? 1024 * 1024 : 256 * 1024;
             QCOMPARE(job.planner().chunkSize(), expected);
         }
+    }
+
+    void speedTestMeasuresTheLink()
+    {
+        // 2 MB/s per connection, 12 MB/s in all: one connection gets 2, many get 12, and neither
+        // figure is over the link (requests started together used to be counted whole when
+        // acknowledged inside the window: 28 MB/s on a 24 MB/s link).
+        const QList<QUrl> urls = m_receiver->urls();
+        LinksimProcess link;
+        QVERIFY2(
+            link.start({quint16(urls.at(0).port()), quint16(urls.at(1).port()), quint16(urls.at(2).port())},
+                       {QStringLiteral("--per-connection-rate"), QStringLiteral("2MB/s"),
+                        QStringLiteral("--total-rate"), QStringLiteral("12MB/s"), QStringLiteral("--rtt"),
+                        QStringLiteral("10"), QStringLiteral("--quiet")}),
+            qPrintable(link.errorText()));
+        QList<Endpoint> endpoints;
+        for (quint16 port : link.ports())
+            endpoints.append(endpointAt(port));
+        NetworkManagers managers;
+        SpeedTest::Options options;
+        options.phaseMs = 2000;
+        options.requestBytes = 1024 * 1024; // the stages wait for requests in flight: keep them short
+        SpeedTest test(managers.list(), endpoints, options);
+        QSignalSpy finished(&test, &SpeedTest::finished);
+        QSignalSpy failed(&test, &SpeedTest::failed);
+        test.start();
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(failed.size(), 0);
+        const auto result = finished.first().first().value<SpeedTest::Result>();
+        qInfo("one connection %.2f MB/s, %d connections %.2f MB/s", result.singleBytesPerSecond / 1e6,
+              result.connections, result.multiBytesPerSecond / 1e6);
+        QVERIFY2(result.singleBytesPerSecond <= 2e6 * 1.05 && result.singleBytesPerSecond >= 2e6 * 0.8,
+                 qPrintable(QString::number(result.singleBytesPerSecond)));
+        QVERIFY2(result.multiBytesPerSecond <= 12e6 * 1.05 && result.multiBytesPerSecond >= 12e6 * 0.8,
+                 qPrintable(QString::number(result.multiBytesPerSecond)));
     }
 
 private:

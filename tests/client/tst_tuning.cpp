@@ -1,6 +1,7 @@
 #include "ConcurrencyTuner.h"
 #include "EndpointPool.h"
 #include "EndpointScorer.h"
+#include "SpeedTest.h"
 
 #include <QTest>
 #include <climits>
@@ -90,6 +91,22 @@ private Q_SLOTS:
         QVERIFY(lowestLevelAfterDrop(blind, 4, 24e6) < 12);
         // The same drop with every connection busy is the link getting worse: acted on.
         QVERIFY(lowestLevelAfterDrop({}, 1000, 8e6) < 12);
+    }
+
+    void speedTestSpreadsEachRequestOverItsLifetime()
+    {
+        // 4 connections at 1 MB/s each, 1 MB requests back to back, all started together at 0:
+        // acknowledgements at 1000, 2000, 3000 ms. A window from 900 to 2900 ms sees 4 MB/s, not
+        // the 8 requests acknowledged inside it (8 MB in 2 s) nor 4.
+        QList<SpeedTest::Span> spans;
+        for (int connection = 0; connection < 4; ++connection) {
+            for (qint64 start = 0; start < 3000; start += 1000)
+                spans.append({start, start + 1000, 1000000});
+        }
+        QCOMPARE(SpeedTest::rateOver(spans, 900, 2900), 4e6);
+        QCOMPARE(SpeedTest::rateOver(spans, 1000, 3000), 4e6);
+        QCOMPARE(SpeedTest::rateOver(spans, 3000, 4000), 0.0);
+        QCOMPARE(SpeedTest::rateOver(spans, 2000, 2000), 0.0);
     }
 
     void scorerGivesSlowEndpointsFewerChunks()
