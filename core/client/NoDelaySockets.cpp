@@ -16,8 +16,13 @@ namespace multilane::NoDelaySockets {
 
 void watch(QNetworkReply *reply)
 {
-    QObject::connect(reply, &QNetworkReply::socketStartedConnecting, reply, [] { sweep(); });
-    QObject::connect(reply, &QNetworkReply::requestSent, reply, [] { sweep(); });
+    // Only a reply that opens a connection sweeps: when it starts connecting (the socket may not
+    // be there yet, Qt connects in its own thread) and once more when its request is sent.
+    QObject::connect(reply, &QNetworkReply::socketStartedConnecting, reply, [reply] {
+        sweep();
+        QObject::connect(
+            reply, &QNetworkReply::requestSent, reply, [] { sweep(); }, Qt::SingleShotConnection);
+    });
 }
 
 int sweep()

@@ -11,11 +11,11 @@ namespace multilane {
 // with 2 MiB requests). curl and most HTTP clients set TCP_NODELAY for this reason.
 //
 // There is no socket to reach, so this sweeps the process's own descriptors (/proc/self/fd, on
-// Linux; elsewhere it does nothing) and sets TCP_NODELAY on each TCP socket that lacks it. Sweeps
-// run when a reply's connection starts and when a request has been sent (the first request on a
-// connection can beat the first sweep; the connection's later requests are then covered).
+// Linux; elsewhere it does nothing) and sets TCP_NODELAY on each TCP socket that lacks it. A
+// reply that opens a new connection sweeps twice (when it starts connecting, and when its request
+// is sent, in case the socket was not there yet); replies on kept-alive connections do not.
 namespace NoDelaySockets {
-// Sweeps whenever `reply` opens a connection or finishes sending its request.
+// Sweeps if `reply` opens a connection.
 void watch(QNetworkReply *reply);
 // One sweep; returns how many sockets it changed.
 int sweep();
