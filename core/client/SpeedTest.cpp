@@ -6,6 +6,7 @@
 #include <QNetworkAccessManager>
 #include <QRandomGenerator>
 #include <algorithm>
+#include <memory>
 #include <utility>
 
 namespace multilane {
@@ -119,8 +120,9 @@ void SpeedTest::send(int stream)
     const qint64 startMs = m_clock.elapsed();
     m_replies.append(reply);
     // The tuner compares short windows: count bytes as they leave, not a request at a time.
-    auto *sentSoFar = new qint64(0);
-    connect(reply, &QObject::destroyed, this, [sentSoFar] { delete sentSoFar; });
+    // The count lives with the connection (freed with the reply or with this object, whichever
+    // goes first: a reply aborted at the end outlives the event loop that would delete it).
+    auto sentSoFar = std::make_shared<qint64>(0);
     connect(reply, &QNetworkReply::uploadProgress, this, [this, sentSoFar](qint64 sent, qint64) {
         if (m_stage != Stage::Idle && sent > *sentSoFar)
             m_sent += sent - *sentSoFar;

@@ -1,6 +1,6 @@
 // Adapting to an uneven, shaped link: a real receiver behind linksim, the real engine. A slow
-// endpoint must get clearly fewer chunks than the fast ones, --limit-rate must hold, and a link
-// that changes under the upload is measured again.
+// endpoint must get clearly fewer chunks than the fast ones, --limit-rate must hold, a link that
+// changes under the upload is measured again, and the speed test measures the link it runs on.
 #include "BandwidthProbe.h"
 #include "EndpointPool.h"
 #include "LinkRemeasurer.h"
