@@ -170,6 +170,11 @@ private:
 
     QStringList sweep(std::chrono::seconds expireAfter)
     {
+        // The store's background prefix hasher holds a chunk's lock while it hashes that chunk, and
+        // a sweep that meets a held lock rightly leaves the upload for the next sweep. On a busy
+        // machine the hasher could still be at the chunk a test stored a moment ago (one full run
+        // in many): let it finish first.
+        m_harness->store().prefixHasher().waitIdle();
         UploadSweeper::Policy policy;
         policy.expireAfter = expireAfter;
         return m_harness->store().sweep(policy, m_now);
