@@ -387,7 +387,7 @@ void EndpointsDialog::probeBandwidth(int row, const Endpoint &endpoint)
         m_probeManagers = std::make_unique<NetworkManagers>(4);
     BandwidthProbe::Options options;
     options.connections = 4;
-    options.durationMs = 1000;
+    options.durationMs = BandwidthProbe::InPassingMs;
     m_probe = std::make_unique<BandwidthProbe>(m_probeManagers->list(), QList<Endpoint>{endpoint}, options);
     const auto show = [this, row, healthy](const QString &text) {
         if (row < m_testResults.size()) {

@@ -103,7 +103,7 @@ void TransferController::measureLink()
     if (!m_probeManagers)
         m_probeManagers = std::make_unique<NetworkManagers>();
     BandwidthProbe::Options options;
-    options.durationMs = 1000;
+    options.durationMs = BandwidthProbe::InPassingMs;
     m_probe = std::make_unique<BandwidthProbe>(m_probeManagers->list(), endpoints, options);
     const auto done = [this](const QString &failed) {
         // Deleting the probe inside its own signal would pull the rug from under it.

@@ -143,7 +143,7 @@ void UploadCommand::onHealthChecked(const QList<std::optional<QString>> &problem
     }
     m_probeManagers = std::make_unique<NetworkManagers>();
     BandwidthProbe::Options options;
-    options.durationMs = 1000;
+    options.durationMs = BandwidthProbe::InPassingMs;
     m_probe = std::make_unique<BandwidthProbe>(m_probeManagers->list(), usable, options);
     connect(m_probe.get(), &BandwidthProbe::finished, this, [this, usable](const LinkEstimate &estimate) {
         if (!m_request.quiet)
@@ -201,7 +201,7 @@ void UploadCommand::watchLink(const QList<Endpoint> &usable)
     if (!m_probeManagers)
         m_probeManagers = std::make_unique<NetworkManagers>();
     BandwidthProbe::Options options;
-    options.durationMs = 1000;
+    options.durationMs = BandwidthProbe::InPassingMs;
     m_remeasurer = std::make_unique<LinkRemeasurer>(*m_scheduler, m_probeManagers->list(), usable, options);
     connect(m_reachability.get(), &ReachabilityHint::networkReturned, m_remeasurer.get(),
             &LinkRemeasurer::remeasure);

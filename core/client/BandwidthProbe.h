@@ -22,11 +22,16 @@ class BandwidthProbe : public QObject {
 public:
     struct Options {
         int connections = 0;   // 0: 4 per endpoint, at most 12
-        int durationMs = 2000; // how long the downloads run
+        int durationMs = 2000; // how long the downloads run (`multilane probe`)
         int warmUpMs = 300;
         qint64 bytesPerStream = 1024LL * 1024 * 1024;
         int timeoutMs = 10000;
     };
+
+    // A measurement taken in passing — before or during an upload, the window's endpoint Test —
+    // runs its downloads this long: enough for the estimate to land within a few percent on the
+    // linksim links, short enough not to hold up what the user asked for.
+    static constexpr int InPassingMs = 1000;
 
     BandwidthProbe(const QList<QNetworkAccessManager *> &managers, const QList<Endpoint> &endpoints,
                    const Options &options, QObject *parent = nullptr);

@@ -29,11 +29,7 @@ SpeedTest::SpeedTest(const QList<QNetworkAccessManager *> &managers, const QList
                                           m_payload.size() / int(sizeof(quint32)));
     m_awaitDeadline.setSingleShot(true);
     m_awaitDeadline.setInterval(AwaitMs);
-    connect(&m_awaitDeadline, &QTimer::timeout, this, [this] {
-        m_awaited.clear();
-        if (auto then = std::exchange(m_afterAwaited, nullptr))
-            (this->*then)();
-    });
+    connect(&m_awaitDeadline, &QTimer::timeout, this, &SpeedTest::stopAwaiting);
     m_tick.setInterval(250);
     connect(&m_tick, &QTimer::timeout, this, [this] {
         m_level = m_tuner.update({m_clock.elapsed(), m_sent, 0});
@@ -151,11 +147,18 @@ void SpeedTest::send(int stream)
 
 void SpeedTest::requestEnded(QNetworkReply *reply)
 {
-    if (m_afterAwaited && m_awaited.removeOne(reply) && m_awaited.isEmpty()) {
-        m_awaitDeadline.stop();
-        (this->*std::exchange(m_afterAwaited, nullptr))();
-    }
+    if (m_afterAwaited && m_awaited.removeOne(reply) && m_awaited.isEmpty())
+        stopAwaiting();
     fill();
+}
+
+void SpeedTest::stopAwaiting()
+{
+    // The awaited requests are done, or AwaitMs is over: go on to the next stage.
+    m_awaitDeadline.stop();
+    m_awaited.clear();
+    if (auto then = std::exchange(m_afterAwaited, nullptr))
+        (this->*then)();
 }
 
 double SpeedTest::rateOver(const QList<Span> &spans, qint64 fromMs, qint64 toMs)

@@ -73,6 +73,7 @@ private:
     void endPhase();
     void concludePhase();
     void awaitInFlight(void (SpeedTest::*then)());
+    void stopAwaiting();
     void requestEnded(QNetworkReply *reply);
 
     QList<QNetworkAccessManager *> m_managers;

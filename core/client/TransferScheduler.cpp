@@ -320,14 +320,13 @@ bool TransferScheduler::dispatchNext(const EndpointLease &lease)
     const bool pushData = mayPushData();
     if (m_options.filesInOrder) {
         // Within each kind of request, the earliest file that has one.
-        return (pushData && dispatchSingle(lease, Pick::Earliest)) || (pushData && dispatchChunk(lease)) ||
+        return (pushData && dispatchSingle(lease)) || (pushData && dispatchChunk(lease)) ||
                dispatchCreate(lease);
     }
     // Throughput: creates first (a round trip that unlocks a file's chunks), then chunks, and
     // whole small files only when no chunk is ready, biggest first, so the last requests of an
     // upload are short ones and every connection runs out of work at about the same time.
-    return dispatchCreate(lease) || (pushData && dispatchChunk(lease)) ||
-           (pushData && dispatchSingle(lease, Pick::Earliest));
+    return dispatchCreate(lease) || (pushData && dispatchChunk(lease)) || (pushData && dispatchSingle(lease));
 }
 
 bool TransferScheduler::dispatchCreate(const EndpointLease &lease)
@@ -353,14 +352,15 @@ bool TransferScheduler::dispatchChunk(const EndpointLease &lease)
     return true;
 }
 
-bool TransferScheduler::dispatchSingle(const EndpointLease &lease, Pick pick)
+bool TransferScheduler::dispatchSingle(const EndpointLease &lease)
 {
+    // The earliest open file: with --order files the first given, otherwise the biggest.
     TransferJob *job = nextJobWith(
         [](const TransferJob &j) {
             return j.state() == TransferState::Preparing && !j.requestInFlight && !j.needsCreate &&
                    !j.sha256().isEmpty();
         },
-        pick);
+        Pick::Earliest);
     if (!job)
         return false;
     m_limiter.consume(job->source().size, m_clock.elapsed());

@@ -149,7 +149,7 @@ private:
     TransferJob *nextJobWith(bool (*wants)(const TransferJob &), Pick pick = Pick::RoundRobin);
     bool dispatchCreate(const EndpointLease &lease);
     bool dispatchChunk(const EndpointLease &lease);
-    bool dispatchSingle(const EndpointLease &lease, Pick pick);
+    bool dispatchSingle(const EndpointLease &lease);
     qint64 chunkSizeFor(const SourceFile &file) const;
     bool mayPushData();
 
