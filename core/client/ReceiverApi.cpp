@@ -61,6 +61,9 @@ QNetworkRequest request(const Endpoint &endpoint, const QString &route, int tran
     // A transfer with no bytes moving for this long is aborted and retried elsewhere.
     request.setTransferTimeout(transferTimeoutMs);
     request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
+    // Answers are small JSON: compressing them costs the receiver far more CPU than the bytes are
+    // worth (Qt would otherwise ask for br and gzip).
+    request.setRawHeader("Accept-Encoding", "identity");
     TlsTrust::apply(request, endpoint);
     return request;
 }

@@ -82,6 +82,22 @@ private Q_SLOTS:
         QCOMPARE(readStored(QStringLiteral("big/file.bin")), data);
     }
 
+    void answersAreNeverCompressed()
+    {
+        // Qt asks for br and gzip; httplib would brotli every small JSON answer at quality 11,
+        // which was most of the receiver's CPU on many small files.
+        QNetworkRequest request(endpoint(0, "/v1/uploads"));
+        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+        request.setRawHeader("Accept-Encoding", "br, gzip, deflate");
+        QNetworkReply *reply = m_network.post(request, createBody(QStringLiteral("plain.bin"), 3000, 1024));
+        QSignalSpy finished(reply, &QNetworkReply::finished);
+        QVERIFY(reply->isFinished() || finished.wait(20000));
+        QCOMPARE(reply->rawHeader("Content-Encoding"), QByteArray());
+        const HttpResult created = finish(reply);
+        QCOMPARE(created.status, 201);
+        QVERIFY2(!created.json().value(QStringLiteral("id")).toString().isEmpty(), created.body.constData());
+    }
+
     void curlWholeFilePut()
     {
         const QString source =
