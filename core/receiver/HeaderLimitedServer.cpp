@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <memory>
 #include <netdb.h>
 #include <poll.h>
 #include <sys/ioctl.h>
@@ -141,33 +142,40 @@ public:
     socket_t socket() const override { return m_fd; }
 
 private:
-    // httplib reads a head one byte at a time: serve those from a buffer, not a syscall each.
+    // httplib reads a head one byte at a time and a body 4 KiB at a time: serve both from a
+    // read-ahead buffer. A 200 MiB body took 51 200 recv() and as many poll() calls; now a read
+    // waits (poll) only when the socket has nothing, and each recv() takes up to 64 KiB.
     ssize_t readBuffered(char *ptr, size_t size)
     {
         if (m_offset == m_filled) {
-            if (!is_readable())
-                return -1;
-            if (size >= m_buffer.size()) { // a body read: straight into the caller's buffer
-                ssize_t n = 0;
-                do {
-                    n = ::recv(m_fd, ptr, size, 0);
-                } while (n < 0 && errno == EINTR);
-                return n;
+            ssize_t n = receive(MSG_DONTWAIT);
+            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+                if (!is_readable())
+                    return -1;
+                n = receive(0);
             }
-            ssize_t n = 0;
-            do {
-                n = ::recv(m_fd, m_buffer.data(), m_buffer.size(), 0);
-            } while (n < 0 && errno == EINTR);
             if (n <= 0)
                 return n;
             m_offset = 0;
             m_filled = std::size_t(n);
         }
         const std::size_t take = std::min(size, m_filled - m_offset);
-        std::memcpy(ptr, m_buffer.data() + m_offset, take);
+        std::memcpy(ptr, m_buffer.get() + m_offset, take);
         m_offset += take;
         return ssize_t(take);
     }
+
+    ssize_t receive(int flags)
+    {
+        ssize_t n = 0;
+        do {
+            n = ::recv(m_fd, m_buffer.get(), ReadAhead, flags);
+        } while (n < 0 && errno == EINTR);
+        return n;
+    }
+
+    // Untouched, so not resident, on a connection that never sends a body.
+    static constexpr std::size_t ReadAhead = 64 * 1024;
 
     int m_fd;
     int m_readTimeoutMs;
@@ -178,7 +186,7 @@ private:
     bool m_counting = false;
     bool m_answered = false; // something was written for the current request
     std::size_t m_headBytes = 0;
-    std::array<char, 4096> m_buffer{};
+    std::unique_ptr<char[]> m_buffer{new char[ReadAhead]};
     std::size_t m_offset = 0;
     std::size_t m_filled = 0;
 };
