@@ -118,6 +118,9 @@ public:
     }
 
     bool answered() const { return m_answered; }
+    // Bytes of a next request already read ahead: a pipelining client waits for its answer, so
+    // the socket alone would show nothing to read.
+    bool hasBuffered() const { return m_offset < m_filled; }
 
     ssize_t write(const char *ptr, size_t size) override
     {
@@ -267,7 +270,8 @@ bool HeaderLimitedServer::process_and_close_socket(socket_t sock)
                               millisecondsOf(write_timeout_sec_, write_timeout_usec_), m_headBudget,
                               m_headTimeoutMs);
     bool ok = false;
-    for (std::size_t left = keep_alive_max_count_; left > 0 && waitForRequest(sock); --left) {
+    for (std::size_t left = keep_alive_max_count_; left > 0 && (stream.hasBuffered() || waitForRequest(sock));
+         --left) {
         bool closed = false;
         stream.arm();
         ok = process_request(stream, left == 1, closed, [&stream](httplib::Request &request) {

@@ -123,7 +123,7 @@ bool refusedAsAmbiguous(const httplib::Request &request, httplib::Response &resp
                                                   "once; send one Content-Length and no "
                                                   "Transfer-Encoding"))),
         response);
-    response.set_header("Connection", "close");
+    closeAfter(response); // the unread body must never be parsed as a next request
     return true;
 }
 

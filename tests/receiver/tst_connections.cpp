@@ -74,6 +74,30 @@ private Q_SLOTS:
         }
     }
 
+    void pipelinedRequestsAreAllAnswered()
+    {
+        // A client may send its next request before the answer to the last one; the receiver
+        // reads ahead, so those bytes can already be in its buffer rather than in the socket.
+        QVERIFY2(m_receiver->start(1, {QStringLiteral("--quiet")}), qPrintable(m_receiver->errorText()));
+        const QUrl url = m_receiver->urls().constFirst();
+        QTcpSocket socket;
+        socket.connectToHost(url.host(), quint16(url.port()));
+        QVERIFY(socket.waitForConnected(5000));
+        const QByteArray body(100 * 1024, 'p');
+        socket.write(
+            "PUT /v1/discard HTTP/1.1\r\nHost: test\r\nContent-Length: " + QByteArray::number(body.size()) +
+            "\r\n\r\n" + body + "GET /v1/health HTTP/1.1\r\nHost: test\r\n\r\n");
+        QByteArray answers;
+        QElapsedTimer timer;
+        timer.start();
+        while (answers.count("HTTP/1.1 200") < 2 && timer.elapsed() < 10000 &&
+               socket.state() == QAbstractSocket::ConnectedState) {
+            if (socket.waitForReadyRead(int(10000 - timer.elapsed())))
+                answers += socket.readAll();
+        }
+        QCOMPARE(answers.count("HTTP/1.1 200"), 2);
+    }
+
 private:
     struct Reply {
         int status = 0;
