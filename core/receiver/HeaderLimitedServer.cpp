@@ -21,6 +21,7 @@ namespace {
 thread_local bool t_headBudgetExceeded = false;
 thread_local bool t_headTimedOut = false;
 thread_local bool t_closeAfterResponse = false;
+thread_local bool t_bodyLeftUnread = false;
 
 constexpr int IdlePollMs = 50; // how often an idle connection looks at stop()
 // Before closing a connection the client is still sending on (a refused head, or a refused body
@@ -83,6 +84,7 @@ public:
         t_headBudgetExceeded = false;
         t_headTimedOut = false;
         t_closeAfterResponse = false;
+        t_bodyLeftUnread = false;
     }
     void disarm() { m_counting = false; }
 
@@ -245,9 +247,10 @@ bool HeaderLimitedServer::headBudgetExceeded()
     return t_headBudgetExceeded;
 }
 
-void HeaderLimitedServer::closeAfterResponse()
+void HeaderLimitedServer::closeAfterResponse(bool bodyLeftUnread)
 {
     t_closeAfterResponse = true;
+    t_bodyLeftUnread = t_bodyLeftUnread || bodyLeftUnread;
 }
 
 bool HeaderLimitedServer::waitForRequest(socket_t sock) const
@@ -301,7 +304,7 @@ bool HeaderLimitedServer::process_and_close_socket(socket_t sock)
             break;
         }
         if (!ok || closed || t_closeAfterResponse) {
-            if (clientStillSending(sock))
+            if (t_bodyLeftUnread || clientStillSending(sock))
                 drainBriefly(sock);
             break;
         }
@@ -309,6 +312,7 @@ bool HeaderLimitedServer::process_and_close_socket(socket_t sock)
     t_headBudgetExceeded = false;
     t_headTimedOut = false;
     t_closeAfterResponse = false;
+    t_bodyLeftUnread = false;
     ::shutdown(sock, SHUT_RDWR);
     ::close(sock);
     return ok;

@@ -25,8 +25,10 @@ public:
     // True on a server thread whose current request ran out of its head budget.
     static bool headBudgetExceeded();
     // Called from a handler: close the connection once the current response is written.
-    // (httplib only honours `Connection: close` when the request sent it.)
-    static void closeAfterResponse();
+    // (httplib only honours `Connection: close` when the request sent it.) bodyLeftUnread: the
+    // client is still sending a body nobody read, which is read and dropped (bounded) before the
+    // close, or the close would reset the connection and the client would never see the answer.
+    static void closeAfterResponse(bool bodyLeftUnread = false);
 
 private:
     // Replaces httplib's keep-alive loop (same semantics: keep-alive count, idle timeout, stop)

@@ -56,10 +56,10 @@ QString printable(const std::string &text)
 
 // httplib keeps a connection open whatever the response says; the server closes it after this
 // response instead, so unread body bytes are never parsed as a next request.
-void closeAfter(httplib::Response &response)
+void closeAfter(httplib::Response &response, bool bodyLeftUnread = false)
 {
     response.set_header("Connection", "close");
-    HeaderLimitedServer::closeAfterResponse();
+    HeaderLimitedServer::closeAfterResponse(bodyLeftUnread);
 }
 
 bool announcesBody(const httplib::Request &request)
@@ -123,7 +123,7 @@ bool refusedAsAmbiguous(const httplib::Request &request, httplib::Response &resp
                                                   "once; send one Content-Length and no "
                                                   "Transfer-Encoding"))),
         response);
-    closeAfter(response); // the unread body must never be parsed as a next request
+    closeAfter(response, true); // the unread body must never be parsed as a next request
     return true;
 }
 
@@ -240,8 +240,8 @@ void handleWithBody(ReceiverService &service, const httplib::Request &request, h
     toHttpResponse(service.handle(converted), response);
     const int status = response.status;
     if (hasBody && !body.finish(drainable(request))) {
-        response.status = status; // httplib sets 400 when a body read stops early; ours stands
-        closeAfter(response);     // unread body bytes are still on the wire
+        response.status = status;   // httplib sets 400 when a body read stops early; ours stands
+        closeAfter(response, true); // unread body bytes are still on the wire
     }
 }
 
