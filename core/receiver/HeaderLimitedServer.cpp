@@ -1,6 +1,7 @@
 #include "HeaderLimitedServer.h"
 
 #include "ServiceMessages.h"
+#include "TlsSession.h"
 
 #include <arpa/inet.h>
 #include <array>
@@ -9,6 +10,7 @@
 #include <cstring>
 #include <memory>
 #include <netdb.h>
+#include <openssl/ssl.h>
 #include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -67,8 +69,11 @@ void addressOf(int fd, bool peer, std::string &ip, int &port)
 // between arm() and disarm(), i.e. while it reads a request's head.
 class HeadCountingStream final : public httplib::Stream {
 public:
-    HeadCountingStream(int fd, int readTimeoutMs, int writeTimeoutMs, std::size_t budget, int headTimeoutMs)
+    // tls: null for plain HTTP; otherwise the connection's session, its handshake done.
+    HeadCountingStream(int fd, TlsSession *tls, int readTimeoutMs, int writeTimeoutMs, std::size_t budget,
+                       int headTimeoutMs)
         : m_fd(fd)
+        , m_tls(tls)
         , m_readTimeoutMs(readTimeoutMs)
         , m_writeTimeoutMs(writeTimeoutMs)
         , m_budget(budget)
@@ -90,6 +95,8 @@ public:
 
     bool is_readable() const override
     {
+        if (hasBuffered())
+            return true;
         if (!m_counting)
             return waitFor(m_fd, POLLIN, m_readTimeoutMs);
         // While the head is read, no wait goes past its deadline.
@@ -122,11 +129,13 @@ public:
     bool answered() const { return m_answered; }
     // Bytes of a next request already read ahead: a pipelining client waits for its answer, so
     // the socket alone would show nothing to read.
-    bool hasBuffered() const { return m_offset < m_filled; }
+    bool hasBuffered() const { return m_offset < m_filled || (m_tls && m_tls->hasPending()); }
 
     ssize_t write(const char *ptr, size_t size) override
     {
         m_answered = true;
+        if (m_tls)
+            return writeTls(ptr, size);
         if (!is_writable())
             return -1;
         ssize_t sent = 0;
@@ -153,12 +162,7 @@ private:
     ssize_t readBuffered(char *ptr, size_t size)
     {
         if (m_offset == m_filled) {
-            ssize_t n = receive(MSG_DONTWAIT);
-            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-                if (!is_readable())
-                    return -1;
-                n = receive(0);
-            }
+            const ssize_t n = receive();
             if (n <= 0)
                 return n;
             m_offset = 0;
@@ -170,19 +174,48 @@ private:
         return ssize_t(take);
     }
 
-    ssize_t receive(int flags)
+    // What the socket (or the TLS session) has, waiting for it as is_readable() does.
+    ssize_t receive()
     {
-        ssize_t n = 0;
-        do {
-            n = ::recv(m_fd, m_buffer.get(), ReadAhead, flags);
-        } while (n < 0 && errno == EINTR);
-        return n;
+        for (;;) {
+            ssize_t n = 0;
+            if (m_tls) {
+                TlsSession::Wait wait = TlsSession::Wait::Nothing;
+                n = m_tls->readSome(m_buffer.get(), ReadAhead, wait);
+                if (n >= 0 || wait == TlsSession::Wait::Nothing)
+                    return n;
+                // A TLS read may need to write (a key update); the write timeout bounds that.
+                if (wait == TlsSession::Wait::Readable ? !is_readable() : !is_writable())
+                    return -1;
+                continue;
+            }
+            do {
+                n = ::recv(m_fd, m_buffer.get(), ReadAhead, MSG_DONTWAIT);
+            } while (n < 0 && errno == EINTR);
+            if (n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+                return n;
+            if (!is_readable())
+                return -1;
+        }
+    }
+
+    ssize_t writeTls(const char *ptr, size_t size)
+    {
+        for (;;) {
+            TlsSession::Wait wait = TlsSession::Wait::Nothing;
+            const ssize_t n = m_tls->writeSome(ptr, size, wait);
+            if (n > 0 || wait == TlsSession::Wait::Nothing)
+                return n > 0 ? n : -1;
+            if (!waitFor(m_fd, wait == TlsSession::Wait::Readable ? POLLIN : POLLOUT, m_writeTimeoutMs))
+                return -1;
+        }
     }
 
     // Untouched, so not resident, on a connection that never sends a body.
     static constexpr std::size_t ReadAhead = 64 * 1024;
 
     int m_fd;
+    TlsSession *m_tls;
     int m_readTimeoutMs;
     int m_writeTimeoutMs;
     std::size_t m_budget;
@@ -237,10 +270,16 @@ void drainBriefly(int fd)
 
 } // namespace
 
-HeaderLimitedServer::HeaderLimitedServer(std::size_t headBudget, int headTimeoutMs)
+HeaderLimitedServer::HeaderLimitedServer(std::size_t headBudget, int headTimeoutMs, ssl_ctx_st *tls)
     : m_headBudget(headBudget)
     , m_headTimeoutMs(headTimeoutMs)
+    , m_tls(tls)
 {}
+
+HeaderLimitedServer::~HeaderLimitedServer()
+{
+    SSL_CTX_free(m_tls);
+}
 
 bool HeaderLimitedServer::headBudgetExceeded()
 {
@@ -269,9 +308,25 @@ bool HeaderLimitedServer::waitForRequest(socket_t sock) const
 
 bool HeaderLimitedServer::process_and_close_socket(socket_t sock)
 {
-    HeadCountingStream stream(sock, millisecondsOf(read_timeout_sec_, read_timeout_usec_),
+    std::unique_ptr<TlsSession> tls;
+    if (m_tls) {
+        tls = std::make_unique<TlsSession>(*m_tls, sock);
+        // The handshake comes before the first request's head and gets the same deadline: a client
+        // trickling it is the same slowloris.
+        if (!tls->accept(std::chrono::steady_clock::now() + std::chrono::milliseconds(m_headTimeoutMs))) {
+            ::shutdown(sock, SHUT_RDWR);
+            ::close(sock);
+            return false;
+        }
+    }
+    HeadCountingStream stream(sock, tls.get(), millisecondsOf(read_timeout_sec_, read_timeout_usec_),
                               millisecondsOf(write_timeout_sec_, write_timeout_usec_), m_headBudget,
                               m_headTimeoutMs);
+    const auto drain = [&] {
+        if (tls)
+            tls->closeNotify();
+        drainBriefly(sock);
+    };
     bool ok = false;
     for (std::size_t left = keep_alive_max_count_; left > 0 && (stream.hasBuffered() || waitForRequest(sock));
          --left) {
@@ -290,7 +345,7 @@ bool HeaderLimitedServer::process_and_close_socket(socket_t sock)
                            QStringLiteral("the request line is longer than this receiver reads; send a "
                                           "shorter path and query"),
                            "HTTP/1.1 431 Request Header Fields Too Large");
-            drainBriefly(sock);
+            drain();
             break;
         }
         if (t_headTimedOut) {
@@ -300,12 +355,12 @@ bool HeaderLimitedServer::process_and_close_socket(socket_t sock)
                                           "at once")
                                .arg(m_headTimeoutMs),
                            "HTTP/1.1 408 Request Timeout");
-            drainBriefly(sock); // unread bytes at close() would reset the connection, answer and all
+            drain(); // unread bytes at close() would reset the connection, answer and all
             break;
         }
         if (!ok || closed || t_closeAfterResponse) {
             if (t_bodyLeftUnread || clientStillSending(sock))
-                drainBriefly(sock);
+                drain();
             break;
         }
     }
@@ -313,6 +368,8 @@ bool HeaderLimitedServer::process_and_close_socket(socket_t sock)
     t_headTimedOut = false;
     t_closeAfterResponse = false;
     t_bodyLeftUnread = false;
+    if (tls)
+        tls->closeNotify();
     ::shutdown(sock, SHUT_RDWR);
     ::close(sock);
     return ok;

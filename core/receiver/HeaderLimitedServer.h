@@ -4,23 +4,30 @@
 
 #include <cstddef>
 
+struct ssl_ctx_st; // OpenSSL's SSL_CTX
+
 namespace multilane {
 
-// A plain-HTTP httplib::Server that reads at most `headBudget` bytes of each request's head
-// (request line and header fields). cpp-httplib 0.11.4 reads a header line, however long, into
-// memory before it looks at it, and has no cap on the number of lines; past the budget this
-// server's connection stops reading, httplib answers the request (HttpBridge turns it into 431
-// `headers_too_large`), and the connection is closed after a short, bounded drain that lets the
-// client read the answer. A head must also arrive whole within a deadline (408 otherwise):
-// httplib's read timeout restarts with every byte, so one byte a second would hold a thread forever. Bodies
-// are not limited here. It also closes a connection whose response said `Connection: close`, draining what
+// An httplib::Server (plain HTTP, or HTTPS with a TLS context) with its own connection loop, which
+// reads at most `headBudget` bytes of each request's head (request line and header fields).
+// cpp-httplib 0.11.4 reads a header line, however long, into memory before it looks at it, and has
+// no cap on the number of lines; past the budget this server's connection stops reading, httplib
+// answers the request (HttpBridge turns it into 431 `headers_too_large`), and the connection is
+// closed after a short, bounded drain that lets the client read the answer. A head must also arrive
+// whole within a deadline (408 otherwise), and a TLS handshake within the same: httplib's read
+// timeout restarts with every byte, so one byte a second would hold a thread forever. Bodies are not
+// limited here. It also closes a connection whose response said `Connection: close`, draining what
 // the client still sends in the same way. Private to the receiver library.
 class HeaderLimitedServer : public httplib::Server {
 public:
     // headTimeoutMs: a request's whole head (from its first byte) must arrive within this; a
     // client trickling it (slowloris) gets 408 and loses the connection, whatever the per-read
     // timeout says.
-    HeaderLimitedServer(std::size_t headBudget, int headTimeoutMs);
+    // tls: serve HTTPS with this context (configured, owned from now on); null for plain HTTP.
+    HeaderLimitedServer(std::size_t headBudget, int headTimeoutMs, ssl_ctx_st *tls = nullptr);
+    ~HeaderLimitedServer() override;
+    HeaderLimitedServer(const HeaderLimitedServer &) = delete;
+    HeaderLimitedServer &operator=(const HeaderLimitedServer &) = delete;
 
     // True on a server thread whose current request ran out of its head budget.
     static bool headBudgetExceeded();
@@ -38,6 +45,7 @@ private:
 
     std::size_t m_headBudget;
     int m_headTimeoutMs;
+    ssl_ctx_st *m_tls;
 };
 
 } // namespace multilane

@@ -66,10 +66,9 @@ QString bindProblem(const ListenAddress &address)
 constexpr std::size_t HeadBudget = std::size_t(ReceiverLimits().maxHeaderBytes) + 16 * 1024;
 
 struct ReceiverServer::Listener {
-    // Plain HTTP listeners bound each request head (size and time); httplib's SSLServer runs its own
-    // connection loop, so HTTPS has httplib's per-line limits and per-read timeouts only.
-    std::unique_ptr<httplib::Server> server; // an httplib::SSLServer when TLS is on
-    SSL_CTX *tlsContext = nullptr;           // owned by the SSLServer
+    // HTTP and HTTPS listeners alike bound each request head (size and time) and the handshake.
+    std::unique_ptr<httplib::Server> server;
+    SSL_CTX *tlsContext = nullptr; // owned by the server; null for plain HTTP
     ListenAddress address;
     bool metricsOnly = false;
     std::thread thread;
@@ -103,28 +102,26 @@ std::optional<QString> ReceiverServer::start(const QList<ListenAddress> &address
     for (const auto &[address, metricsOnly] : wanted) {
         auto listener = std::make_unique<Listener>();
         listener->metricsOnly = metricsOnly;
+        // A request's head gets as long as an idle connection may wait: generous for any real
+        // client (a head is one round trip), fatal for one that trickles it.
+        const int headTimeoutMs = 1000 * std::max(1, m_options.idleTimeoutSeconds);
         if (m_options.tls && !metricsOnly) { // the metrics listener stays plain (a local scraper)
-            std::optional<QString> tlsProblem;
-            auto secure = std::make_unique<httplib::SSLServer>(
-                [&tlsProblem, &files = *m_options.tls](SSL_CTX &context) {
-                    tlsProblem = TlsServerContext::configure(context, files);
-                    return !tlsProblem;
-                });
-            if (!secure->is_valid()) {
+            SSL_CTX *context = SSL_CTX_new(TLS_server_method());
+            std::optional<QString> tlsProblem = context
+                                                    ? TlsServerContext::configure(*context, *m_options.tls)
+                                                    : QStringLiteral("cannot set up TLS");
+            if (tlsProblem) {
+                SSL_CTX_free(context);
                 for (const auto &bound : m_listeners)
                     launch(*bound);
                 stop();
-                return tlsProblem.value_or(QStringLiteral("cannot set up TLS"));
+                return tlsProblem;
             }
-            listener->tlsContext = secure->ssl_context();
-            listener->server = std::move(secure);
-        } else {
-            // A request's head gets as long as an idle connection may wait: generous for any real
-            // client (a head is one round trip), fatal for one that trickles it.
-            listener->server = std::make_unique<HeaderLimitedServer>(
-                HeadBudget, 1000 * std::max(1, m_options.idleTimeoutSeconds));
+            listener->tlsContext = context;
         }
-        // The same options for HTTP and HTTPS: SSLServer only wraps each accepted socket.
+        listener->server =
+            std::make_unique<HeaderLimitedServer>(HeadBudget, headTimeoutMs, listener->tlsContext);
+        // The same options for HTTP and HTTPS.
         httplib::Server &http = *listener->server;
         http.set_keep_alive_max_count(KeepAliveRequests);
         http.set_keep_alive_timeout(std::max(1, m_options.idleTimeoutSeconds));

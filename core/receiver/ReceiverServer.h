@@ -31,7 +31,7 @@ public:
         int maxConnections = 256;
         int idleTimeoutSeconds = 10; // how long a kept-alive connection may wait for its next request
         int ioTimeoutSeconds = 60;
-        // Set: every address serves HTTPS with this certificate (httplib's SSLServer), else HTTP.
+        // Set: every address serves HTTPS with this certificate, else HTTP.
         std::optional<TlsFiles> tls;
         // Called from server threads for failed requests and finished files; unset = silent.
         std::function<void(const QString &line)> log;

@@ -2,11 +2,12 @@
 
 #include <QByteArray>
 #include <QJsonObject>
-#include <QTcpSocket>
+#include <QSslSocket>
 #include <QUrl>
 
 // One TCP connection that speaks HTTP by hand, for hostile-input tests: it sends exactly the bytes
-// it is given (no normalisation of paths, no added headers) and parses what comes back.
+// it is given (no normalisation of paths, no added headers) and parses what comes back. An https
+// endpoint gets a TLS connection first (any certificate accepted: the receiver is the one tested).
 class RawHttpConnection {
 public:
     struct Reply {
@@ -43,7 +44,7 @@ public:
 private:
     bool readMore(qint64 deadlineMs);
 
-    QTcpSocket m_socket;
+    QSslSocket m_socket;
     QByteArray m_buffer;
     bool m_peerClosed = false;
 };
