@@ -105,13 +105,18 @@ ApiReply read(QNetworkReply *reply)
     }
     ApiError error;
     error.httpStatus = result.httpStatus;
+    // A success status with a network error: the answer was cut short (the receiver died or the
+    // connection reset mid-answer). What happened to the request is unknown, so it is no answer
+    // at all, and worth sending again (every request of the protocol may be repeated).
+    if (result.httpStatus >= 200 && result.httpStatus < 300)
+        error.httpStatus = 0;
     const QJsonObject errorObject = result.body.value(QLatin1String("error")).toObject();
     error.code = errorObject.value(QLatin1String("code")).toString();
     error.message = errorObject.value(QLatin1String("message")).toString();
     error.details = errorObject;
     if (error.message.isEmpty()) {
         error.message =
-            result.httpStatus != 0
+            error.httpStatus != 0
                 ? QStringLiteral("HTTP %1 %2")
                       .arg(result.httpStatus)
                       .arg(reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toString())
