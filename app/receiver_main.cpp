@@ -90,7 +90,7 @@ int main(int argc, char *argv[])
     sigemptyset(&stopSignals);
     sigaddset(&stopSignals, SIGINT);
     sigaddset(&stopSignals, SIGTERM);
-    sigaddset(&stopSignals, SIGHUP); // reopens the access log (logrotate)
+    sigaddset(&stopSignals, SIGHUP); // reopens the access log (logrotate), reloads the certificate
     pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
     std::signal(SIGPIPE, SIG_IGN);
 
@@ -138,7 +138,7 @@ int main(int argc, char *argv[])
     const QCommandLineOption tlsCertOption(
         QStringLiteral("tls-cert"),
         QStringLiteral("Serve HTTPS on every address with this PEM certificate chain (e.g. certbot's "
-                       "fullchain.pem). Needs --tls-key."),
+                       "fullchain.pem). Needs --tls-key. SIGHUP reads both files again (after a renewal)."),
         QStringLiteral("FILE"));
     const QCommandLineOption tlsKeyOption(
         QStringLiteral("tls-key"), QStringLiteral("The PEM private key of --tls-cert (no passphrase)."),
@@ -380,12 +380,21 @@ int main(int argc, char *argv[])
 
     int received = 0;
     while (sigwait(&stopSignals, &received) == 0 && received == SIGHUP) {
-        if (!accessLog || accessLog->target() == QLatin1String("-"))
-            continue;
-        const auto problem = accessLog->open();
-        if (!quiet)
-            logLine(problem ? *problem
-                            : QStringLiteral("reopened the access log %1").arg(accessLog->target()));
+        if (accessLog && accessLog->target() != QLatin1String("-")) {
+            const auto problem = accessLog->open();
+            if (!quiet)
+                logLine(problem ? *problem
+                                : QStringLiteral("reopened the access log %1").arg(accessLog->target()));
+        }
+        // A renewed certificate (certbot's deploy hook runs `systemctl reload`) serves new
+        // connections from now on; a bad file leaves the one in use, and says so whatever --quiet.
+        if (server.usesTls()) {
+            if (const auto problem = server.reloadTls())
+                logLine(QStringLiteral("kept the TLS certificate in use: %1").arg(*problem));
+            else if (!quiet)
+                logLine(QStringLiteral("reloaded the TLS certificate; certificate sha256 %1")
+                            .arg(server.certificateSha256()));
+        }
     }
     if (!quiet)
         logLine(QStringLiteral("stopping (signal %1)").arg(received));

@@ -1,5 +1,6 @@
 #include "HeaderLimitedServer.h"
 
+#include "ServerTlsContext.h"
 #include "ServiceMessages.h"
 #include "TlsSession.h"
 
@@ -10,7 +11,6 @@
 #include <cstring>
 #include <memory>
 #include <netdb.h>
-#include <openssl/ssl.h>
 #include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -270,16 +270,12 @@ void drainBriefly(int fd)
 
 } // namespace
 
-HeaderLimitedServer::HeaderLimitedServer(std::size_t headBudget, int headTimeoutMs, ssl_ctx_st *tls)
+HeaderLimitedServer::HeaderLimitedServer(std::size_t headBudget, int headTimeoutMs,
+                                         const ServerTlsContext *tls)
     : m_headBudget(headBudget)
     , m_headTimeoutMs(headTimeoutMs)
     , m_tls(tls)
 {}
-
-HeaderLimitedServer::~HeaderLimitedServer()
-{
-    SSL_CTX_free(m_tls);
-}
 
 bool HeaderLimitedServer::headBudgetExceeded()
 {
@@ -308,9 +304,11 @@ bool HeaderLimitedServer::waitForRequest(socket_t sock) const
 
 bool HeaderLimitedServer::process_and_close_socket(socket_t sock)
 {
+    // The connection keeps the context it started with, should the certificate be reloaded meanwhile.
+    const std::shared_ptr<ssl_ctx_st> context = m_tls ? m_tls->current() : nullptr;
     std::unique_ptr<TlsSession> tls;
-    if (m_tls) {
-        tls = std::make_unique<TlsSession>(*m_tls, sock);
+    if (context) {
+        tls = std::make_unique<TlsSession>(*context, sock);
         // The handshake comes before the first request's head and gets the same deadline: a client
         // trickling it is the same slowloris.
         if (!tls->accept(std::chrono::steady_clock::now() + std::chrono::milliseconds(m_headTimeoutMs))) {

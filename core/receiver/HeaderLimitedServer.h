@@ -4,7 +4,9 @@
 
 #include <cstddef>
 
-struct ssl_ctx_st; // OpenSSL's SSL_CTX
+namespace multilane {
+class ServerTlsContext;
+}
 
 namespace multilane {
 
@@ -23,11 +25,9 @@ public:
     // headTimeoutMs: a request's whole head (from its first byte) must arrive within this; a
     // client trickling it (slowloris) gets 408 and loses the connection, whatever the per-read
     // timeout says.
-    // tls: serve HTTPS with this context (configured, owned from now on); null for plain HTTP.
-    HeaderLimitedServer(std::size_t headBudget, int headTimeoutMs, ssl_ctx_st *tls = nullptr);
-    ~HeaderLimitedServer() override;
-    HeaderLimitedServer(const HeaderLimitedServer &) = delete;
-    HeaderLimitedServer &operator=(const HeaderLimitedServer &) = delete;
+    // tls: serve HTTPS with the context it holds when each connection starts (it must outlive the
+    // server); null for plain HTTP.
+    HeaderLimitedServer(std::size_t headBudget, int headTimeoutMs, const ServerTlsContext *tls = nullptr);
 
     // True on a server thread whose current request ran out of its head budget.
     static bool headBudgetExceeded();
@@ -45,7 +45,7 @@ private:
 
     std::size_t m_headBudget;
     int m_headTimeoutMs;
-    ssl_ctx_st *m_tls;
+    const ServerTlsContext *m_tls;
 };
 
 } // namespace multilane

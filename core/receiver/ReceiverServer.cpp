@@ -10,7 +10,6 @@
 #include <cerrno>
 #include <cstring>
 #include <netdb.h>
-#include <openssl/ssl.h>
 #include <sys/socket.h>
 #include <thread>
 #include <unistd.h>
@@ -68,7 +67,6 @@ constexpr std::size_t HeadBudget = std::size_t(ReceiverLimits().maxHeaderBytes) 
 struct ReceiverServer::Listener {
     // HTTP and HTTPS listeners alike bound each request head (size and time) and the handshake.
     std::unique_ptr<httplib::Server> server;
-    SSL_CTX *tlsContext = nullptr; // owned by the server; null for plain HTTP
     ListenAddress address;
     bool metricsOnly = false;
     std::thread thread;
@@ -94,6 +92,11 @@ ReceiverServer::~ReceiverServer()
 std::optional<QString> ReceiverServer::start(const QList<ListenAddress> &addresses)
 {
     stop();
+    if (m_options.tls) {
+        m_tls = std::make_unique<ServerTlsContext>(*m_options.tls);
+        if (auto problem = m_tls->reload())
+            return problem;
+    }
     QList<std::pair<ListenAddress, bool>> wanted; // address, metrics only
     for (const ListenAddress &address : addresses)
         wanted.append({address, false});
@@ -105,22 +108,9 @@ std::optional<QString> ReceiverServer::start(const QList<ListenAddress> &address
         // A request's head gets as long as an idle connection may wait: generous for any real
         // client (a head is one round trip), fatal for one that trickles it.
         const int headTimeoutMs = 1000 * std::max(1, m_options.idleTimeoutSeconds);
-        if (m_options.tls && !metricsOnly) { // the metrics listener stays plain (a local scraper)
-            SSL_CTX *context = SSL_CTX_new(TLS_server_method());
-            std::optional<QString> tlsProblem = context
-                                                    ? TlsServerContext::configure(*context, *m_options.tls)
-                                                    : QStringLiteral("cannot set up TLS");
-            if (tlsProblem) {
-                SSL_CTX_free(context);
-                for (const auto &bound : m_listeners)
-                    launch(*bound);
-                stop();
-                return tlsProblem;
-            }
-            listener->tlsContext = context;
-        }
-        listener->server =
-            std::make_unique<HeaderLimitedServer>(HeadBudget, headTimeoutMs, listener->tlsContext);
+        // The metrics listener stays plain (a local scraper).
+        listener->server = std::make_unique<HeaderLimitedServer>(HeadBudget, headTimeoutMs,
+                                                                 metricsOnly ? nullptr : m_tls.get());
         // The same options for HTTP and HTTPS.
         httplib::Server &http = *listener->server;
         http.set_keep_alive_max_count(KeepAliveRequests);
@@ -269,21 +259,17 @@ std::optional<ListenAddress> ReceiverServer::boundMetricsAddress() const
 
 QString ReceiverServer::certificateSha256() const
 {
-    if (m_listeners.empty() || !m_listeners.front()->tlsContext)
-        return {};
-    return TlsServerContext::certificateSha256(*m_listeners.front()->tlsContext);
+    return m_tls ? m_tls->certificateSha256() : QString();
+}
+
+std::optional<QString> ReceiverServer::reloadTls()
+{
+    return m_tls ? m_tls->reload() : std::nullopt;
 }
 
 ReceiverServer::TlsHandshakes ReceiverServer::tlsHandshakes() const
 {
-    TlsHandshakes total;
-    for (const auto &listener : m_listeners) {
-        if (!listener->tlsContext)
-            continue;
-        total.completed += SSL_CTX_sess_accept_good(listener->tlsContext);
-        total.resumed += SSL_CTX_sess_hits(listener->tlsContext);
-    }
-    return total;
+    return m_tls ? m_tls->handshakes() : TlsHandshakes();
 }
 
 void ReceiverServer::stop()

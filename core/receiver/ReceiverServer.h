@@ -3,7 +3,7 @@
 #include "ListenAddress.h"
 #include "MetricsAccess.h"
 #include "ReceiverMetrics.h"
-#include "TlsServerContext.h"
+#include "ServerTlsContext.h"
 
 #include <QList>
 #include <QString>
@@ -66,12 +66,12 @@ public:
     bool usesTls() const { return m_options.tls.has_value(); }
     // SHA-256 of the served certificate (DER, hex) for clients' --pin-sha256; empty without TLS.
     QString certificateSha256() const;
+    // Reads the certificate and key files again (after a renewal) for connections from now on; on
+    // a problem the certificate in use stays and the message says why. nullopt without TLS.
+    std::optional<QString> reloadTls();
     // TLS handshakes completed so far over every address, and how many resumed a session
     // (a resumed one skips the certificate and key exchange work).
-    struct TlsHandshakes {
-        long completed = 0;
-        long resumed = 0;
-    };
+    using TlsHandshakes = ServerTlsContext::Handshakes;
     TlsHandshakes tlsHandshakes() const;
     // Stops accepting, lets running requests finish and joins the threads. Idempotent.
     void stop();
@@ -89,6 +89,7 @@ private:
     ReceiverMetrics m_ownMetrics;
     ReceiverMetrics *m_metrics;
     MetricsAccess m_metricsAccess;
+    std::unique_ptr<ServerTlsContext> m_tls; // one for every HTTPS listener; outlives them
     std::vector<std::unique_ptr<Listener>> m_listeners;
 };
 

@@ -1,13 +1,17 @@
 // The receiver's defences against slow and oversized request heads hold over HTTPS as over HTTP
-// (issue #6): the real receiver with a TLS certificate, spoken to by hand.
+// (issue #6), and a renewed certificate is served after SIGHUP: the real receiver with a TLS
+// certificate, spoken to by hand.
 #include "RawHttpConnection.h"
 #include "ReceiverProcess.h"
 #include "TestCertificate.h"
 
 #include <QElapsedTimer>
+#include <QFile>
+#include <QSslCertificate>
 #include <QTemporaryDir>
 #include <QTest>
 #include <memory>
+#include <signal.h>
 
 using Reply = RawHttpConnection::Reply;
 
@@ -100,7 +104,63 @@ private Q_SLOTS:
         QCOMPARE(connection.readReply().status, 200);
     }
 
+    void renewedCertificateServedAfterSighup()
+    {
+        const TestCertificate first = TestCertificate::create(m_keys.path(), QStringLiteral("first"));
+        const TestCertificate renewed = TestCertificate::create(m_keys.path(), QStringLiteral("renewed"));
+        QVERIFY(first.isValid() && renewed.isValid() && first.sha256Hex != renewed.sha256Hex);
+        const QString liveCertificate = m_keys.filePath(QStringLiteral("live.crt"));
+        const QString liveKey = m_keys.filePath(QStringLiteral("live.key"));
+        QVERIFY(install(first, liveCertificate, liveKey));
+        QTemporaryDir storage;
+        ReceiverProcess receiver(storage.path());
+        QVERIFY2(receiver.start(1, {QStringLiteral("--tls-cert"), liveCertificate,
+                                    QStringLiteral("--tls-key"), liveKey}),
+                 qPrintable(receiver.errorText()));
+        const QUrl url = receiver.urls().constFirst();
+        RawHttpConnection before(url);
+        QCOMPARE(servedSha256(before), first.sha256Hex);
+
+        QVERIFY(install(renewed, liveCertificate, liveKey));
+        QCOMPARE(::kill(pid_t(receiver.process().processId()), SIGHUP), 0);
+        const QByteArray reloaded = QByteArray("reloaded the TLS certificate; certificate sha256 ")
+                                        .append(renewed.sha256Hex.toLatin1());
+        QTRY_VERIFY_WITH_TIMEOUT(receiver.stderrTail().contains(reloaded), 30000);
+        RawHttpConnection after(url);
+        QCOMPARE(servedSha256(after), renewed.sha256Hex);
+        // A connection made before the reload goes on with the certificate it began with.
+        QVERIFY(before.send(RawHttpConnection::request("GET", "/v1/health")));
+        QCOMPARE(before.readReply().status, 200);
+
+        // A bad file leaves the renewed certificate in use, and the log says why.
+        QFile broken(liveCertificate);
+        QVERIFY(broken.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        broken.write("not a certificate\n");
+        broken.close();
+        QCOMPARE(::kill(pid_t(receiver.process().processId()), SIGHUP), 0);
+        const QByteArray kept =
+            QByteArray("kept the TLS certificate in use: ").append(QFile::encodeName(liveCertificate));
+        QTRY_VERIFY_WITH_TIMEOUT(receiver.stderrTail().contains(kept), 30000);
+        RawHttpConnection afterBadReload(url);
+        QCOMPARE(servedSha256(afterBadReload), renewed.sha256Hex);
+    }
+
 private:
+    static bool install(const TestCertificate &certificate, const QString &certificatePath,
+                        const QString &keyPath)
+    {
+        QFile::remove(certificatePath);
+        QFile::remove(keyPath);
+        return QFile::copy(certificate.certificateFile, certificatePath) &&
+               QFile::copy(certificate.keyFile, keyPath);
+    }
+
+    static QString servedSha256(RawHttpConnection &connection)
+    {
+        const QSslCertificate served = static_cast<QSslSocket &>(connection.socket()).peerCertificate();
+        return QString::fromLatin1(served.digest(QCryptographicHash::Sha256).toHex());
+    }
+
     QUrl endpoint() const { return m_receiver->urls().constFirst(); }
 
     QTemporaryDir m_storage;
