@@ -77,7 +77,7 @@ TransferController::AddResult TransferController::addPaths(const QStringList &pa
         batch.createdMs = QDateTime::currentMSecsSinceEpoch();
         batch.endpoints = endpoints;
         batch.connections = s.connections;
-        batch.chunkSize = options.chunkSize;
+        batch.chunkSize = options.spreadFilesOverConnections ? 0 : options.chunkSize; // 0: measured
         batch.onConflict = options.onConflict;
         batch.destination = s.destination;
         batchId = m_journal->addBatch(batch);
@@ -209,7 +209,10 @@ QStringList TransferController::resumeUnfinished()
         if (files.isEmpty())
             continue;
         TransferOptions options = currentOptions();
-        options.chunkSize = batch.chunkSize > 0 ? batch.chunkSize : options.chunkSize;
+        if (batch.chunkSize > 0) { // fixed by the user when the files were added
+            options.chunkSize = batch.chunkSize;
+            options.spreadFilesOverConnections = false;
+        }
         options.onConflict = batch.onConflict;
         if (batch.connections > 0)
             options.connections = batch.connections;

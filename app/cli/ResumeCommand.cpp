@@ -54,6 +54,9 @@ UploadRequest ResumeCommand::requestFor(const JournalBatch &batch) const
     // and leaves the endpoint on the system CAs, where the TLS error says what to do.
     EndpointParser::applyTlsDefaults(request.endpoints, m_options.caFile, m_options.pinSha256);
     request.destination = batch.destination;
+    // A --chunk-size given to the upload holds for its resume; an automatic one is measured again
+    // (it used to be measured again either way: the probe overrode a chunk size the user fixed).
+    request.autoChunkSize = batch.chunkSize <= 0;
     request.transfer.chunkSize = batch.chunkSize > 0 ? batch.chunkSize : request.transfer.chunkSize;
     request.transfer.onConflict = batch.onConflict;
     request.connectionsFixed = batch.connections > 0;

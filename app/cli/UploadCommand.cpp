@@ -54,7 +54,7 @@ void UploadCommand::start()
         batch.createdMs = QDateTime::currentMSecsSinceEpoch();
         batch.endpoints = m_request.endpoints;
         batch.connections = m_request.connectionsFixed ? m_request.transfer.connections : 0;
-        batch.chunkSize = m_request.transfer.chunkSize;
+        batch.chunkSize = m_request.autoChunkSize ? 0 : m_request.transfer.chunkSize; // 0: measured
         batch.onConflict = m_request.transfer.onConflict;
         batch.destination = m_request.destination;
         m_batchId = m_journal->addBatch(batch);

@@ -19,7 +19,7 @@ struct JournalBatch {
     qint64 createdMs = 0; // ms since the epoch
     QList<Endpoint> endpoints;
     int connections = 0;
-    qint64 chunkSize = 0;
+    qint64 chunkSize = 0; // as given with --chunk-size; 0: measured (automatic)
     OnConflict onConflict = OnConflict::Rename;
     QString destination; // the destination prefix the user gave, '/'-separated
 };
