@@ -21,7 +21,7 @@ ProbeCommand::~ProbeCommand() = default;
 
 QString ProbeCommand::describe(const LinkEstimate &estimate)
 {
-    return QStringLiteral("link: %1 over %2 connections, round trip %3 ms\nchunk size: %4 (%5)")
+    return QStringLiteral("upload: %1 over %2 connections, round trip %3 ms\nchunk size: %4 (%5)")
         .arg(ByteSize::formatRate(estimate.bytesPerSecond))
         .arg(estimate.connections)
         .arg(estimate.rttMs, 0, 'f', 1)
@@ -36,27 +36,49 @@ void ProbeCommand::start()
         return;
     }
     m_probe = std::make_unique<BandwidthProbe>(managers, m_request.endpoints, BandwidthProbe::Options{});
-    connect(m_probe.get(), &BandwidthProbe::finished, this, [this](const LinkEstimate &estimate) {
-        if (m_request.json) {
-            m_out.write(
-                QJsonDocument(QJsonObject{{QStringLiteral("bytesPerSecond"), qint64(estimate.bytesPerSecond)},
-                                          {QStringLiteral("rttMs"), estimate.rttMs},
-                                          {QStringLiteral("connections"), estimate.connections},
-                                          {QStringLiteral("chunkSize"), estimate.chunkSize},
-                                          {QStringLiteral("reason"), estimate.reason}})
-                    .toJson(QJsonDocument::Compact) +
-                '\n');
-        } else {
-            m_out.write(describe(estimate).toUtf8() + '\n');
-        }
-        m_out.flush();
-        Q_EMIT finished(0);
-    });
+    connect(m_probe.get(), &BandwidthProbe::finished, this, &ProbeCommand::measureDownload);
     connect(m_probe.get(), &BandwidthProbe::failed, this, [this](const QString &why) {
         m_err.write(QStringLiteral("multilane: cannot measure the link: %1\n").arg(why).toUtf8());
         Q_EMIT finished(1);
     });
     m_probe->start();
+}
+
+void ProbeCommand::measureDownload(const LinkEstimate &upload)
+{
+    BandwidthProbe::Options options;
+    options.direction = BandwidthProbe::Direction::Download;
+    m_probe.release()->deleteLater(); // its signal is being delivered
+    m_probe = std::make_unique<BandwidthProbe>(m_managers.list(), m_request.endpoints, options);
+    connect(m_probe.get(), &BandwidthProbe::finished, this,
+            [this, upload](const LinkEstimate &download) { report(upload, download.bytesPerSecond); });
+    // The upload figure is the one that counts; a download that cannot be measured is reported as such.
+    connect(m_probe.get(), &BandwidthProbe::failed, this, [this, upload] { report(upload, -1); });
+    m_probe->start();
+}
+
+void ProbeCommand::report(const LinkEstimate &upload, double downloadBytesPerSecond)
+{
+    if (m_request.json) {
+        QJsonObject object{{QStringLiteral("bytesPerSecond"), qint64(upload.bytesPerSecond)},
+                           {QStringLiteral("rttMs"), upload.rttMs},
+                           {QStringLiteral("connections"), upload.connections},
+                           {QStringLiteral("chunkSize"), upload.chunkSize},
+                           {QStringLiteral("reason"), upload.reason}};
+        if (downloadBytesPerSecond >= 0)
+            object.insert(QStringLiteral("downloadBytesPerSecond"), qint64(downloadBytesPerSecond));
+        m_out.write(QJsonDocument(object).toJson(QJsonDocument::Compact) + '\n');
+    } else {
+        const QStringList lines = describe(upload).split(QLatin1Char('\n'));
+        m_out.write((lines.constFirst() + QLatin1Char('\n') +
+                     QStringLiteral("download: %1\n")
+                         .arg(downloadBytesPerSecond >= 0 ? ByteSize::formatRate(downloadBytesPerSecond)
+                                                          : QStringLiteral("could not be measured")) +
+                     lines.mid(1).join(QLatin1Char('\n')) + QLatin1Char('\n'))
+                        .toUtf8());
+    }
+    m_out.flush();
+    Q_EMIT finished(0);
 }
 
 void ProbeCommand::startSpeedTest(const QList<QNetworkAccessManager *> &managers)

@@ -14,8 +14,9 @@ class BandwidthProbe;
 class SpeedTest;
 struct LinkEstimate;
 
-// `multilane probe`: measures bandwidth and round trip to the endpoints and prints them with the
-// chunk size they call for, and why. `multilane speedtest`: one connection against many.
+// `multilane probe`: measures the upload bandwidth and round trip to the endpoints and prints them
+// with the chunk size they call for, and why; then the download bandwidth, for comparison (most
+// links are asymmetric). `multilane speedtest`: one connection against many.
 // Emits finished(exitCode): 0 measured, 1 it could not.
 class ProbeCommand : public QObject {
     Q_OBJECT
@@ -35,6 +36,8 @@ private:
     QFile &m_err;
     NetworkManagers m_managers;
     void startSpeedTest(const QList<QNetworkAccessManager *> &managers);
+    void measureDownload(const LinkEstimate &upload);
+    void report(const LinkEstimate &upload, double downloadBytesPerSecond);
 
     std::unique_ptr<BandwidthProbe> m_probe;
     std::unique_ptr<SpeedTest> m_speedTest;

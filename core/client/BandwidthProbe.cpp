@@ -1,8 +1,12 @@
 #include "BandwidthProbe.h"
 
+#include "NoDelaySockets.h"
+#include "ProbeUploadBody.h"
 #include "ReceiverApi.h"
+#include "SpeedTest.h"
 
 #include <QNetworkAccessManager>
+#include <algorithm>
 
 namespace multilane {
 
@@ -54,47 +58,114 @@ void BandwidthProbe::measureRtt(int remaining)
         if (remaining > 1)
             measureRtt(remaining - 1);
         else
-            startDownloads();
+            startStreams();
     });
 }
 
-void BandwidthProbe::startDownloads()
+void BandwidthProbe::startStreams()
 {
     m_clock.start();
-    for (int i = 0; i < m_options.connections; ++i) {
-        const Endpoint &endpoint = m_endpoints.at(i % m_endpoints.size());
-        const QNetworkRequest request =
-            ReceiverApi::request(endpoint, ReceiverApi::probeRoute(), m_options.timeoutMs,
-                                 QStringLiteral("bytes=%1").arg(m_options.bytesPerStream));
-        QNetworkReply *reply = m_managers.at(i % m_managers.size())->get(request);
-        // Bounded, so a fast link cannot pile up gigabytes in Qt's buffers before the event loop
-        // skips them; 1 MiB keeps the socket's receive window above a real link's
-        // bandwidth-delay product (256 KiB here measured a third of a 24 MB/s, 40 ms link).
-        reply->setReadBufferSize(1024 * 1024);
-        connect(reply, &QNetworkReply::readyRead, this,
-                [this, reply] { m_received += reply->skip(reply->bytesAvailable()); });
-        connect(reply, &QNetworkReply::finished, this, [this, reply] {
-            if (reply->isOpen())
-                m_received += reply->skip(reply->bytesAvailable());
-            const bool failedEarly = reply->error() != QNetworkReply::NoError &&
-                                     reply->error() != QNetworkReply::OperationCanceledError && !m_done;
-            const QString why = reply->errorString();
-            m_downloads.removeOne(reply);
-            reply->deleteLater();
-            if (failedEarly) {
-                m_done = true;
-                m_sampleTimer.stop();
-                for (QNetworkReply *other : std::as_const(m_downloads))
-                    other->abort();
-                Q_EMIT failed(QStringLiteral("the probe download failed: %1").arg(why));
-            } else if (m_downloads.isEmpty() && !m_done) {
-                finish();
-            }
-        });
-        m_downloads.append(reply);
+    if (m_options.direction == Direction::Upload) {
+        m_uploadPattern = ProbeUploadBody::randomPattern();
+        for (int i = 0; i < m_options.connections; ++i)
+            sendUpload(i, FirstUploadBytes);
+        QTimer::singleShot(m_options.durationMs, this, &BandwidthProbe::closeWindow);
+        return;
     }
+    for (int i = 0; i < m_options.connections; ++i)
+        startDownload(i);
     m_sampleTimer.start();
     QTimer::singleShot(m_options.durationMs, this, &BandwidthProbe::finish);
+}
+
+void BandwidthProbe::startDownload(int index)
+{
+    const Endpoint &endpoint = m_endpoints.at(index % m_endpoints.size());
+    QNetworkReply *reply =
+        m_managers.at(index % m_managers.size())
+            ->get(ReceiverApi::request(endpoint, ReceiverApi::probeRoute(), m_options.timeoutMs,
+                                       QStringLiteral("bytes=%1").arg(m_options.bytesPerStream)));
+    m_streams.append(reply);
+    // Bounded, so a fast link cannot pile up gigabytes in Qt's buffers before the event loop
+    // skips them; 1 MiB keeps the socket's receive window above a real link's
+    // bandwidth-delay product (256 KiB here measured a third of a 24 MB/s, 40 ms link).
+    reply->setReadBufferSize(1024 * 1024);
+    connect(reply, &QNetworkReply::readyRead, this,
+            [this, reply] { m_received += reply->skip(reply->bytesAvailable()); });
+    connect(reply, &QNetworkReply::finished, this, [this, reply] {
+        if (reply->isOpen())
+            m_received += reply->skip(reply->bytesAvailable());
+        if (streamEnded(reply) && m_streams.isEmpty())
+            finish();
+    });
+}
+
+void BandwidthProbe::sendUpload(int index, qint64 bytes)
+{
+    const Endpoint &endpoint = m_endpoints.at(index % m_endpoints.size());
+    QNetworkRequest request =
+        ReceiverApi::request(endpoint, QStringLiteral("/v1/discard"), m_options.timeoutMs);
+    request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/octet-stream"));
+    request.setHeader(QNetworkRequest::ContentLengthHeader, bytes);
+    auto *body = new ProbeUploadBody(bytes, m_uploadPattern);
+    body->open(QIODevice::ReadOnly);
+    QNetworkReply *reply = m_managers.at(index % m_managers.size())->put(request, body);
+    body->setParent(reply);
+    NoDelaySockets::watch(reply);
+    m_streams.append(reply);
+    const qint64 startMs = m_clock.elapsed();
+    connect(reply, &QNetworkReply::finished, this, [this, reply, index, bytes, startMs] {
+        if (!streamEnded(reply))
+            return;
+        const qint64 endMs = m_clock.elapsed();
+        m_spans.append({startMs, endMs, bytes});
+        m_awaited.removeOne(reply);
+        if (m_windowClosed && m_awaited.isEmpty()) {
+            finish();
+            return;
+        }
+        // The next request on this stream takes about UploadRequestMs at the rate this one had:
+        // long enough that the round trip between requests costs little, short enough that the
+        // requests overlapping the window's end finish soon after it.
+        const qint64 elapsed = std::max<qint64>(1, endMs - startMs);
+        sendUpload(index, std::clamp(bytes * UploadRequestMs / elapsed, FirstUploadBytes, MaxUploadBytes));
+    });
+}
+
+bool BandwidthProbe::streamEnded(QNetworkReply *reply)
+{
+    m_streams.removeOne(reply);
+    reply->deleteLater();
+    if (m_done)
+        return false; // aborted at the end
+    if (reply->error() == QNetworkReply::NoError)
+        return true;
+    const QString why = reply->errorString();
+    m_done = true;
+    m_sampleTimer.stop();
+    const QList<QNetworkReply *> others = m_streams;
+    for (QNetworkReply *other : others)
+        other->abort();
+    Q_EMIT failed(QStringLiteral("the probe %1 failed: %2")
+                      .arg(m_options.direction == Direction::Upload ? QStringLiteral("upload")
+                                                                    : QStringLiteral("download"),
+                           why));
+    return false;
+}
+
+void BandwidthProbe::closeWindow()
+{
+    if (m_done)
+        return;
+    // The requests in flight carry bytes of the window: they finish (new ones keep the number of
+    // connections the same, so their rate stays what it was), bounded by AwaitMs.
+    m_windowClosed = true;
+    m_awaited = m_streams;
+    if (m_awaited.isEmpty()) {
+        finish();
+        return;
+    }
+    QTimer::singleShot(AwaitMs, this, &BandwidthProbe::finish);
 }
 
 void BandwidthProbe::sample()
@@ -106,14 +177,22 @@ void BandwidthProbe::finish()
 {
     if (m_done)
         return;
-    sample();
     m_done = true;
+    double bytesPerSecond = 0;
+    if (m_options.direction == Direction::Upload) {
+        // Each request's bytes spread over its lifetime, from sending to the receiver's answer:
+        // bytes handed to the socket would count every buffer on the way (12 connections' send
+        // buffers and linksim's took 2 s to fill at 24 MB/s: 36-46 MB/s measured).
+        bytesPerSecond = SpeedTest::rateOver(m_spans, m_options.warmUpMs, m_options.durationMs);
+    } else {
+        sample();
+        bytesPerSecond = m_sampler.bytesPerSecond();
+    }
     m_sampleTimer.stop();
-    const QList<QNetworkReply *> running = m_downloads;
+    const QList<QNetworkReply *> running = m_streams;
     for (QNetworkReply *reply : running)
         reply->abort();
-    Q_EMIT finished(
-        ChunkSizer::choose(m_sampler.bytesPerSecond(), std::max(0.0, m_bestRttMs), m_options.connections));
+    Q_EMIT finished(ChunkSizer::choose(bytesPerSecond, std::max(0.0, m_bestRttMs), m_options.connections));
 }
 
 } // namespace multilane

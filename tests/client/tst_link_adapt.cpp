@@ -1,6 +1,7 @@
 // Adapting to an uneven, shaped link: a real receiver behind linksim, the real engine. A slow
 // endpoint must get clearly fewer chunks than the fast ones, --limit-rate must hold, a link that
-// changes under the upload is measured again, and the speed test measures the link it runs on.
+// changes under the upload is measured again, the probe measures the upload direction, and the
+// speed test measures the link it runs on.
 #include "BandwidthProbe.h"
 #include "EndpointPool.h"
 #include "LinkRemeasurer.h"
@@ -192,17 +193,13 @@ private Q_SLOTS:
         // 2 MB/s per connection, 12 MB/s in all: one connection gets 2, many get 12, and neither
         // figure is over the link (requests started together used to be counted whole when
         // acknowledged inside the window: 28 MB/s on a 24 MB/s link).
-        const QList<QUrl> urls = m_receiver->urls();
         LinksimProcess link;
-        QVERIFY2(
-            link.start({quint16(urls.at(0).port()), quint16(urls.at(1).port()), quint16(urls.at(2).port())},
-                       {QStringLiteral("--per-connection-rate"), QStringLiteral("2MB/s"),
-                        QStringLiteral("--total-rate"), QStringLiteral("12MB/s"), QStringLiteral("--rtt"),
-                        QStringLiteral("10"), QStringLiteral("--quiet")}),
-            qPrintable(link.errorText()));
-        QList<Endpoint> endpoints;
-        for (quint16 port : link.ports())
-            endpoints.append(endpointAt(port));
+        QVERIFY2(link.start(receiverPorts(),
+                            {QStringLiteral("--per-connection-rate"), QStringLiteral("2MB/s"),
+                             QStringLiteral("--total-rate"), QStringLiteral("12MB/s"),
+                             QStringLiteral("--rtt"), QStringLiteral("10"), QStringLiteral("--quiet")}),
+                 qPrintable(link.errorText()));
+        const QList<Endpoint> endpoints = endpointsThrough(link);
         NetworkManagers managers;
         SpeedTest::Options options;
         options.phaseMs = 2000;
@@ -222,7 +219,54 @@ private Q_SLOTS:
                  qPrintable(QString::number(result.multiBytesPerSecond)));
     }
 
+    void probeMeasuresTheUplink()
+    {
+        // An asymmetric link: 12 MB/s up (linksim's total cap is client to server only), nothing
+        // holding the way down. The probe must measure the direction an upload uses; the download
+        // direction, which the probe used to measure, is the control that shows the difference.
+        LinksimProcess link;
+        QVERIFY2(link.start(receiverPorts(),
+                            {QStringLiteral("--total-rate"), QStringLiteral("12MB/s"),
+                             QStringLiteral("--rtt"), QStringLiteral("10"), QStringLiteral("--quiet")}),
+                 qPrintable(link.errorText()));
+        const QList<Endpoint> endpoints = endpointsThrough(link);
+        NetworkManagers managers;
+        const auto measure = [&](BandwidthProbe::Direction direction) -> double {
+            BandwidthProbe::Options options;
+            options.direction = direction;
+            options.durationMs = BandwidthProbe::InPassingMs;
+            BandwidthProbe probe(managers.list(), endpoints, options);
+            QSignalSpy finished(&probe, &BandwidthProbe::finished);
+            QSignalSpy failed(&probe, &BandwidthProbe::failed);
+            probe.start();
+            if (!finished.wait(30000) || !failed.isEmpty())
+                return -1;
+            return finished.first().first().value<LinkEstimate>().bytesPerSecond;
+        };
+        const double up = measure(BandwidthProbe::Direction::Upload);
+        const double down = measure(BandwidthProbe::Direction::Download);
+        qInfo("12 MB/s up, unshaped down: probe measured %.2f MB/s up, %.2f MB/s down", up / 1e6, down / 1e6);
+        QVERIFY2(up >= 12e6 * 0.8 && up <= 12e6 * 1.2, qPrintable(QString::number(up)));
+        QVERIFY2(down > 12e6 * 2, qPrintable(QString::number(down)));
+    }
+
 private:
+    QList<quint16> receiverPorts() const
+    {
+        QList<quint16> ports;
+        for (const QUrl &url : m_receiver->urls())
+            ports.append(quint16(url.port()));
+        return ports;
+    }
+
+    static QList<Endpoint> endpointsThrough(const LinksimProcess &link)
+    {
+        QList<Endpoint> endpoints;
+        for (quint16 port : link.ports())
+            endpoints.append(endpointAt(port));
+        return endpoints;
+    }
+
     QTemporaryDir m_storage;
     QTemporaryDir m_source;
     std::unique_ptr<ReceiverProcess> m_receiver;
