@@ -384,17 +384,17 @@ void MainWindow::refreshStatus()
 
     const UserSettings &s = m_settings.values();
     const std::optional<LinkEstimate> &link = m_controller.link();
-    const QString linkText =
-        m_controller.isMeasuringLink() ? tr("Link: measuring…")
-        : link
-            ? tr("Link %1, %2 ms").arg(ByteSize::formatRate(link->bytesPerSecond)).arg(link->rttMs, 0, 'f', 0)
-            : tr("Link: not measured");
+    const QString linkText = m_controller.isMeasuringLink() ? tr("Uplink: measuring…")
+                             : link                         ? tr("Uplink %1, %2 ms")
+                                          .arg(ByteSize::formatRate(link->bytesPerSecond))
+                                          .arg(link->rttMs, 0, 'f', link->rttMs < 10 ? 1 : 0)
+                                    : tr("Uplink: not measured");
     const qint64 chunk = m_controller.currentOptions().chunkSize;
     m_chunkLabel->setText(s.chunkSizeAuto ? tr("%1 · chunk %2 (auto)").arg(linkText, ByteSize::format(chunk))
                                           : tr("%1 · chunk %2").arg(linkText, ByteSize::format(s.chunkSize)));
     m_chunkLabel->setToolTip(
-        link ? tr("Measured over %1 connections: %2").arg(link->connections).arg(link->reason)
-             : tr("The link is measured when the window opens, when the endpoints change and "
+        link ? tr("Upload rate measured over %1 connections: %2").arg(link->connections).arg(link->reason)
+             : tr("The uplink is measured when the window opens, when the endpoints change and "
                   "when the network comes back."));
 
     const bool online = p.online;

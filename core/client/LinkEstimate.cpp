@@ -9,7 +9,7 @@ namespace multilane {
 
 QString LinkEstimate::summary() const
 {
-    return QStringLiteral("%1, round trip %2 ms, %3 chunks")
+    return QStringLiteral("%1 up, round trip %2 ms, %3 chunks")
         .arg(ByteSize::formatRate(bytesPerSecond))
         .arg(rttMs, 0, 'f', 0)
         .arg(ByteSize::format(chunkSize));

@@ -8,13 +8,13 @@ namespace multilane {
 
 // What the probe learned about the link, and the chunk size chosen from it.
 struct LinkEstimate {
-    double bytesPerSecond = 0; // all probe connections together
+    double bytesPerSecond = 0; // all probe connections together, in the direction measured (upload)
     double rttMs = 0;          // best round trip of a tiny request
     int connections = 0;       // probe connections used
     qint64 chunkSize = 0;
     QString reason; // why this chunk size, in words
 
-    // "24.0 MB/s, round trip 40 ms, 8.00 MiB chunks": one line for a status bar or a table cell.
+    // "24.0 MB/s up, round trip 40 ms, 8.00 MiB chunks": one line for a status bar or a table cell.
     QString summary() const;
 };
 

@@ -110,7 +110,7 @@ private Q_SLOTS:
         UserSettings values = h.settings.values();
         values.chunkSizeAuto = true;
         h.settings.update(values);
-        QVERIFY(h.window.statusText().contains(QLatin1String("Link: not measured")));
+        QVERIFY(h.window.statusText().contains(QLatin1String("Uplink: not measured")));
 
         QSignalSpy changed(&h.controller, &TransferController::linkChanged);
         h.controller.measureLink();
@@ -147,7 +147,7 @@ private Q_SLOTS:
         const QString result = dialog.testResult(0);
         // Health with its time, then the probe's rate, round trip and chunk size.
         QVERIFY2(result.startsWith(QLatin1String("healthy, ")), qPrintable(result));
-        QVERIFY2(result.contains(QLatin1String("/s, round trip ")) &&
+        QVERIFY2(result.contains(QLatin1String("/s up, round trip ")) &&
                      result.endsWith(QLatin1String(" chunks")),
                  qPrintable(result));
 
