@@ -69,6 +69,7 @@ void BandwidthProbe::startStreams()
         m_uploadPattern = ProbeUploadBody::randomPattern();
         for (int i = 0; i < m_options.connections; ++i)
             sendUpload(i, FirstUploadBytes);
+        m_sampleTimer.start();
         QTimer::singleShot(m_options.durationMs, this, &BandwidthProbe::closeWindow);
         return;
     }
@@ -91,10 +92,10 @@ void BandwidthProbe::startDownload(int index)
     // bandwidth-delay product (256 KiB here measured a third of a 24 MB/s, 40 ms link).
     reply->setReadBufferSize(1024 * 1024);
     connect(reply, &QNetworkReply::readyRead, this,
-            [this, reply] { m_received += reply->skip(reply->bytesAvailable()); });
+            [this, reply] { m_streamBytes += reply->skip(reply->bytesAvailable()); });
     connect(reply, &QNetworkReply::finished, this, [this, reply] {
         if (reply->isOpen())
-            m_received += reply->skip(reply->bytesAvailable());
+            m_streamBytes += reply->skip(reply->bytesAvailable());
         if (streamEnded(reply) && m_streams.isEmpty())
             finish();
     });
@@ -113,6 +114,13 @@ void BandwidthProbe::sendUpload(int index, qint64 bytes)
     body->setParent(reply);
     NoDelaySockets::watch(reply);
     m_streams.append(reply);
+    // Bytes handed to the socket: only the fallback below, as they count every buffer on the way.
+    connect(reply, &QNetworkReply::uploadProgress, this,
+            [this, counted = qint64(0)](qint64 sent, qint64) mutable {
+                if (!m_windowClosed && sent > counted)
+                    m_streamBytes += sent - counted;
+                counted = sent;
+            });
     const qint64 startMs = m_clock.elapsed();
     connect(reply, &QNetworkReply::finished, this, [this, reply, index, bytes, startMs] {
         if (!streamEnded(reply))
@@ -170,7 +178,8 @@ void BandwidthProbe::closeWindow()
 
 void BandwidthProbe::sample()
 {
-    m_sampler.addSample(m_clock.elapsed(), m_received);
+    if (!m_windowClosed)
+        m_sampler.addSample(m_clock.elapsed(), m_streamBytes);
 }
 
 void BandwidthProbe::finish()
@@ -184,6 +193,11 @@ void BandwidthProbe::finish()
         // bytes handed to the socket would count every buffer on the way (12 connections' send
         // buffers and linksim's took 2 s to fill at 24 MB/s: 36-46 MB/s measured).
         bytesPerSecond = SpeedTest::rateOver(m_spans, m_options.warmUpMs, m_options.durationMs);
+        // On an uplink too slow for even a first request per stream to be answered in time (16 KiB
+        // in 4 s: under ~50 KB/s for 12 streams), the bytes handed to the sockets are all there is.
+        // They err high by what the buffers took in, which at such rates is little.
+        if (bytesPerSecond <= 0)
+            bytesPerSecond = m_sampler.bytesPerSecond();
     } else {
         sample();
         bytesPerSecond = m_sampler.bytesPerSecond();

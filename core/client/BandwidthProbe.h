@@ -61,7 +61,7 @@ private:
     void sample();
     void finish();
 
-    static constexpr qint64 FirstUploadBytes = 256 * 1024;
+    static constexpr qint64 FirstUploadBytes = 16 * 1024; // answered within the window on a 150 KB/s uplink
     static constexpr qint64 MaxUploadBytes = 64LL * 1024 * 1024;
     static constexpr qint64 UploadRequestMs = 500;
     static constexpr int AwaitMs = 3000; // at most this long for the requests overlapping the window
@@ -77,7 +77,7 @@ private:
     QElapsedTimer m_clock;
     QTimer m_sampleTimer;
     ThroughputSampler m_sampler;
-    qint64 m_received = 0; // download
+    qint64 m_streamBytes = 0; // received (download), or handed to the sockets (upload)
     double m_bestRttMs = -1;
     bool m_done = false;
 };
