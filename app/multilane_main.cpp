@@ -12,6 +12,7 @@
 #include <QCoreApplication>
 #include <QFile>
 #include <cstdio>
+#include <openssl/crypto.h>
 #include <unistd.h>
 
 using namespace multilane;
@@ -33,6 +34,10 @@ static bool hasDisplay()
 
 int main(int argc, char *argv[])
 {
+    // OpenSSL frees every thread's state from an atexit handler, while Qt's network threads may
+    // still be ending and free their own again at thread exit: a double free, caught by ASan about
+    // once in 50 exits right after a TLS failure (tst_tls). Each thread frees its own instead.
+    OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, nullptr);
     if (argc == 1 && hasDisplay()) {
         QApplication app(argc, argv);
         setIdentity();
