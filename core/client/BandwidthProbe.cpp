@@ -104,9 +104,7 @@ void BandwidthProbe::startDownload(int index)
 void BandwidthProbe::sendUpload(int index, qint64 bytes)
 {
     const Endpoint &endpoint = m_endpoints.at(index % m_endpoints.size());
-    QNetworkRequest request =
-        ReceiverApi::request(endpoint, QStringLiteral("/v1/discard"), m_options.timeoutMs);
-    request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/octet-stream"));
+    QNetworkRequest request = ReceiverApi::discardRequest(endpoint, m_options.timeoutMs);
     request.setHeader(QNetworkRequest::ContentLengthHeader, bytes);
     auto *body = new ProbeUploadBody(bytes, m_uploadPattern);
     body->open(QIODevice::ReadOnly);

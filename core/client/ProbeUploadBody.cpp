@@ -16,9 +16,12 @@ ProbeUploadBody::ProbeUploadBody(qint64 length, const QByteArray &pattern, QObje
 
 QByteArray ProbeUploadBody::randomPattern(int bytes)
 {
-    QByteArray pattern(bytes - bytes % int(sizeof(quint32)), Qt::Uninitialized);
+    // Whole words are drawn; the last partial one is cut off.
+    QByteArray pattern((bytes + int(sizeof(quint32)) - 1) / int(sizeof(quint32)) * int(sizeof(quint32)),
+                       Qt::Uninitialized);
     QRandomGenerator::global()->fillRange(reinterpret_cast<quint32 *>(pattern.data()),
                                           pattern.size() / int(sizeof(quint32)));
+    pattern.truncate(bytes);
     return pattern;
 }
 

@@ -16,7 +16,8 @@ public:
     bool isSequential() const override { return false; }
     qint64 size() const override { return m_length; }
 
-    // Random bytes for the pattern (one per probe, shared by its streams).
+    // `bytes` random bytes: a probe's pattern (one per probe, shared by its streams), the speed
+    // test's payload.
     static QByteArray randomPattern(int bytes = 1024 * 1024);
 
 protected:

@@ -68,6 +68,13 @@ QNetworkRequest request(const Endpoint &endpoint, const QString &route, int tran
     return request;
 }
 
+QNetworkRequest discardRequest(const Endpoint &endpoint, int transferTimeoutMs)
+{
+    QNetworkRequest discard = request(endpoint, QStringLiteral("/v1/discard"), transferTimeoutMs);
+    discard.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/octet-stream"));
+    return discard;
+}
+
 QString filesRoute(const QString &destinationPath)
 {
     return QStringLiteral("/v1/files/") + encodedPath(destinationPath);

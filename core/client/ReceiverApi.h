@@ -50,6 +50,8 @@ inline QString probeRoute()
 {
     return QStringLiteral("/v1/probe");
 }
+// PUT /v1/discard: bytes the receiver reads and drops (the probe, the speed test).
+QNetworkRequest discardRequest(const Endpoint &endpoint, int transferTimeoutMs);
 QString filesRoute(const QString &destinationPath);
 QString chunkRoute(const QString &uploadId, int index);
 QString uploadRoute(const QString &uploadId);

@@ -1,10 +1,10 @@
 #include "SpeedTest.h"
 
 #include "NoDelaySockets.h"
+#include "ProbeUploadBody.h"
 #include "ReceiverApi.h"
 
 #include <QNetworkAccessManager>
-#include <QRandomGenerator>
 #include <algorithm>
 #include <memory>
 #include <utility>
@@ -24,9 +24,7 @@ SpeedTest::SpeedTest(const QList<QNetworkAccessManager *> &managers, const QList
                                                                    : 6 * int(endpoints.size())})
 {
     // Random bytes, so nothing on the way can compress them into a flattering number.
-    m_payload.resize(m_options.requestBytes);
-    QRandomGenerator::global()->fillRange(reinterpret_cast<quint32 *>(m_payload.data()),
-                                          m_payload.size() / int(sizeof(quint32)));
+    m_payload = ProbeUploadBody::randomPattern(int(m_options.requestBytes));
     m_awaitDeadline.setSingleShot(true);
     m_awaitDeadline.setInterval(AwaitMs);
     connect(&m_awaitDeadline, &QTimer::timeout, this, &SpeedTest::stopAwaiting);
@@ -109,9 +107,8 @@ void SpeedTest::fill()
 void SpeedTest::send(int stream)
 {
     const Endpoint &endpoint = m_endpoints.at(stream % m_endpoints.size());
-    QNetworkRequest request = ReceiverApi::request(endpoint, QStringLiteral("/v1/discard"), 30000);
-    request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/octet-stream"));
-    QNetworkReply *reply = m_managers.at(stream % m_managers.size())->put(request, m_payload);
+    QNetworkReply *reply = m_managers.at(stream % m_managers.size())
+                               ->put(ReceiverApi::discardRequest(endpoint, 30000), m_payload);
     NoDelaySockets::watch(reply);
     const qint64 startMs = m_clock.elapsed();
     m_replies.append(reply);
