@@ -3,7 +3,7 @@
 # Fast when everything is there (no apt call at all).
 set -euo pipefail
 
-packages=(cmake ninja-build g++ pkg-config clang-format curl dpkg-dev fakeroot file
+packages=(cmake ninja-build ccache g++ pkg-config clang-format curl dpkg-dev fakeroot file
           qt6-base-dev qt6-base-dev-tools libcpp-httplib-dev libxxhash-dev libssl-dev
           qt6-svg-dev qtkeychain-qt6-dev xvfb xauth imagemagick
           clang-14 libclang-rt-14-dev) # clang + libFuzzer for the fuzz smoke run in scripts/test.sh
