@@ -3,6 +3,7 @@
 #include "BandwidthProbe.h"
 #include "HealthCheck.h"
 #include "NetworkManagers.h"
+#include "ReceiverProtocol.h"
 #include "SettingsJson.h"
 
 #include <QCheckBox>
@@ -26,12 +27,10 @@ namespace multilane {
 
 enum Column { EnabledColumn, UrlColumn, WeightColumn, ConnectionsColumn, TestColumn, ColumnCount };
 
-EndpointsDialog::EndpointsDialog(const QList<EndpointEntry> &entries, QNetworkAccessManager &network,
-                                 bool locked, const QString &managedBy, const QString &tokenNote,
-                                 QWidget *parent)
+EndpointsDialog::EndpointsDialog(const QList<EndpointEntry> &entries, bool locked, const QString &managedBy,
+                                 const QString &tokenNote, QWidget *parent)
     : QDialog(parent)
     , m_entries(entries)
-    , m_network(network)
     , m_locked(locked)
 {
     setWindowTitle(tr("Endpoints"));
@@ -351,7 +350,7 @@ void EndpointsDialog::testSelected()
         refreshRow(r);
     }
     delete m_health;
-    m_health = new HealthCheck(m_network, this);
+    m_health = new HealthCheck(std::make_shared<ReceiverProtocol>(), this);
     m_testButton->setEnabled(false);
     auto clock = std::make_shared<QElapsedTimer>();
     clock->start();

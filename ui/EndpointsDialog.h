@@ -9,7 +9,6 @@
 class QCheckBox;
 class QLabel;
 class QLineEdit;
-class QNetworkAccessManager;
 class QPushButton;
 class QSpinBox;
 class QTableWidget;
@@ -26,8 +25,8 @@ class EndpointsDialog : public QDialog {
     Q_OBJECT
 public:
     // network: for the Test button. tokenNote: where tokens are kept, in words.
-    EndpointsDialog(const QList<EndpointEntry> &entries, QNetworkAccessManager &network, bool locked,
-                    const QString &managedBy, const QString &tokenNote, QWidget *parent = nullptr);
+    EndpointsDialog(const QList<EndpointEntry> &entries, bool locked, const QString &managedBy,
+                    const QString &tokenNote, QWidget *parent = nullptr);
     ~EndpointsDialog() override;
 
     const QList<EndpointEntry> &entries() const { return m_entries; }
@@ -70,7 +69,6 @@ private:
 
     QList<EndpointEntry> m_entries;
     QStringList m_testResults;
-    QNetworkAccessManager &m_network;
     bool m_locked;
     bool m_loadingFields = false;
     QTableWidget *m_table;

@@ -7,7 +7,6 @@
 #include "SettingsDialog.h"
 #include "SettingsStore.h"
 #include "SpeedGraph.h"
-#include "TlsTrust.h"
 #include "TokenStore.h"
 #include "TransferController.h"
 #include "TransferTableModel.h"
@@ -50,7 +49,6 @@ MainWindow::MainWindow(SettingsStore &settings, TokenStore &tokens, TransferCont
     , m_model(new TransferTableModel(controller, this))
 {
     initResources();
-    TlsTrust::watch(m_network); // the Test button must accept pinned endpoints too
     setWindowTitle(tr("Multilane"));
     setWindowIcon(QIcon(QStringLiteral(":/multilane/multilane.svg")));
     setAcceptDrops(true);
@@ -304,7 +302,7 @@ void MainWindow::openSettings()
 void MainWindow::openEndpoints()
 {
     const bool locked = m_settings.isLocked(SettingKeys::endpoints());
-    EndpointsDialog dialog(m_settings.values().endpoints, m_network, locked, m_settings.managedBy(),
+    EndpointsDialog dialog(m_settings.values().endpoints, locked, m_settings.managedBy(),
                            m_tokens.description(), this);
     if (dialog.exec() != QDialog::Accepted || locked)
         return;

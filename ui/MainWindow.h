@@ -4,7 +4,6 @@
 
 #include <QElapsedTimer>
 #include <QMainWindow>
-#include <QNetworkAccessManager>
 #include <QTimer>
 
 class QAction;
@@ -70,7 +69,6 @@ private:
     TokenStore &m_tokens;
     TransferController &m_controller;
     TransferTableModel *m_model;
-    QNetworkAccessManager m_network; // for the endpoints dialog's Test button
     DropZone *m_dropZone;
     QTableView *m_table;
     SpeedGraph *m_graph;

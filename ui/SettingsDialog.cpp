@@ -73,10 +73,10 @@ SettingsDialog::SettingsDialog(SettingsStore &store, QWidget *parent)
     form->addRow(tr("Speed &limit:"), m_speedLimit);
 
     m_onConflict = new QComboBox(transfer);
-    m_onConflict->addItem(tr("Keep both (rename the new file)"), int(OnConflict::Rename));
-    m_onConflict->addItem(tr("Overwrite"), int(OnConflict::Overwrite));
-    m_onConflict->addItem(tr("Skip the file"), int(OnConflict::Skip));
-    m_onConflict->addItem(tr("Fail the file"), int(OnConflict::Fail));
+    m_onConflict->addItem(tr("Keep both (rename the new file)"), int(ConflictPolicy::Rename));
+    m_onConflict->addItem(tr("Overwrite"), int(ConflictPolicy::Overwrite));
+    m_onConflict->addItem(tr("Skip the file"), int(ConflictPolicy::Skip));
+    m_onConflict->addItem(tr("Fail the file"), int(ConflictPolicy::Fail));
     m_onConflict->setAccessibleName(tr("When a file exists"));
     form->addRow(tr("When a file &exists:"), m_onConflict);
 
@@ -171,7 +171,7 @@ UserSettings SettingsDialog::editedValues() const
     v.chunkSizeAuto = m_chunkMode->currentIndex() == 0;
     v.chunkSize = qint64(m_chunkSize->value()) * MiB;
     v.speedLimitBytesPerSecond = qint64(m_speedLimit->value()) * 1000;
-    v.onConflict = OnConflict(m_onConflict->currentData().toInt());
+    v.onConflict = ConflictPolicy(m_onConflict->currentData().toInt());
     v.destination = m_destination->text().trimmed();
     v.maxAttempts = m_maxAttempts->value();
     v.retryBaseDelayMs = m_retryDelay->value();

@@ -38,7 +38,7 @@ QJsonObject toJson(const UserSettings &s)
     object.insert(SettingKeys::notifyOnFinish(), s.notifyOnFinish);
     object.insert(SettingKeys::notifyOnFailure(), s.notifyOnFailure);
     object.insert(SettingKeys::startOnDrop(), s.startOnDrop);
-    object.insert(SettingKeys::onConflict(), onConflictName(s.onConflict));
+    object.insert(SettingKeys::onConflict(), QString::fromLatin1(conflictPolicyName(s.onConflict)));
     object.insert(SettingKeys::destination(), s.destination);
     object.insert(SettingKeys::endpoints(), endpointsToJson(s.endpoints, false));
     return object;
@@ -107,8 +107,8 @@ QStringList apply(const QJsonObject &o, UserSettings &s)
         limit &&*limit >= 0 ? void(s.speedLimitBytesPerSecond = *limit) : bad(SettingKeys::speedLimit());
     }
     if (o.contains(SettingKeys::onConflict())) {
-        const std::optional<OnConflict> policy =
-            onConflictFromName(o.value(SettingKeys::onConflict()).toString());
+        const std::optional<ConflictPolicy> policy =
+            conflictPolicyFromName(o.value(SettingKeys::onConflict()).toString().toLatin1());
         policy ? void(s.onConflict = *policy) : bad(SettingKeys::onConflict());
     }
     if (o.contains(SettingKeys::destination()))

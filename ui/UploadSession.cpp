@@ -106,7 +106,8 @@ void UploadSession::attachJournal()
     });
     connect(m_scheduler.get(), &TransferScheduler::chunkAcknowledged, this, [this](int id, int chunk) {
         if (m_batchIds.contains(id))
-            m_journal->acknowledgeChunk(m_journalKeys.value(id), chunk);
+            m_journal->acknowledgeChunk(m_journalKeys.value(id), chunk,
+                                        m_scheduler->job(id).receipts().value(chunk));
     });
     connect(m_scheduler.get(), &TransferScheduler::fileFinished, this, [this](int id) {
         if (m_batchIds.contains(id) && !m_scheduler->job(id).isResumable())

@@ -36,7 +36,7 @@ struct UserSettings {
     bool notifyOnFinish = true;
     bool notifyOnFailure = true;
     bool startOnDrop = true; // false: dropped files wait, paused, until started
-    OnConflict onConflict = OnConflict::Rename;
+    ConflictPolicy onConflict = ConflictPolicy::Rename;
     QString destination; // prefix below the receiver's storage folder, '/'-separated
     QList<EndpointEntry> endpoints;
 

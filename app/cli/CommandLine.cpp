@@ -315,7 +315,7 @@ Result parse(const QStringList &arguments)
         request.destination = cleaned;
     }
 
-    const std::optional<OnConflict> policy = onConflictFromName(parser.value(onConflict));
+    const std::optional<ConflictPolicy> policy = conflictPolicyFromName(parser.value(onConflict).toLatin1());
     if (!policy)
         return usageError(QStringLiteral("--on-conflict takes rename, overwrite, skip or fail, not '%1'")
                               .arg(parser.value(onConflict)));

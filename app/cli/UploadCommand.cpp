@@ -10,6 +10,7 @@
 #include "NetworkManagers.h"
 #include "ProbeCommand.h"
 #include "ReachabilityHint.h"
+#include "ReceiverProtocol.h"
 #include "ResumeJournal.h"
 #include "SourceScanner.h"
 #include "TlsTrust.h"
@@ -31,7 +32,6 @@ UploadCommand::UploadCommand(const UploadRequest &request, ResumeJournal *journa
 {
     if (request.json)
         m_json = std::make_unique<JsonEventWriter>(out);
-    TlsTrust::watch(m_healthManager);
 }
 
 UploadCommand::~UploadCommand() = default;
@@ -73,7 +73,7 @@ void UploadCommand::startResumed(const QList<SourceFile> &files, const QString &
 
 void UploadCommand::checkEndpoints()
 {
-    m_health = std::make_unique<HealthCheck>(m_healthManager);
+    m_health = std::make_unique<HealthCheck>(std::make_shared<ReceiverProtocol>());
     connect(m_health.get(), &HealthCheck::finished, this, &UploadCommand::onHealthChecked);
     m_health->check(m_request.endpoints);
 }
@@ -104,8 +104,10 @@ void UploadCommand::attachJournal()
         const TransferJob &job = m_scheduler->job(id);
         m_journal->setUpload(m_journalKeys.value(id), job.uploadId(), job.planner().chunkSize());
     });
-    connect(m_scheduler.get(), &TransferScheduler::chunkAcknowledged, this,
-            [this](int id, int chunk) { m_journal->acknowledgeChunk(m_journalKeys.value(id), chunk); });
+    connect(m_scheduler.get(), &TransferScheduler::chunkAcknowledged, this, [this](int id, int chunk) {
+        m_journal->acknowledgeChunk(m_journalKeys.value(id), chunk,
+                                    m_scheduler->job(id).receipts().value(chunk));
+    });
     connect(m_scheduler.get(), &TransferScheduler::fileFinished, this, [this](int id) {
         if (!m_scheduler->job(id).isResumable())
             m_journal->endFile(m_journalKeys.value(id));

@@ -4,7 +4,6 @@
 
 #include <QFile>
 #include <QHash>
-#include <QNetworkAccessManager>
 #include <QObject>
 #include <memory>
 
@@ -58,7 +57,6 @@ private:
     QString m_batchId;
     QHash<int, QString> m_journalKeys; // job id -> journal key
     bool m_finishing = false;
-    QNetworkAccessManager m_healthManager;
     std::unique_ptr<HealthCheck> m_health;
     std::unique_ptr<BandwidthProbe> m_probe;
     std::unique_ptr<NetworkManagers> m_probeManagers;

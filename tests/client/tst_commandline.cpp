@@ -29,7 +29,7 @@ private Q_SLOTS:
         QCOMPARE(r.upload.transfer.connections, 12);
         QCOMPARE(r.upload.transfer.chunkSize, 4 * 1024 * 1024);
         QCOMPARE(r.upload.destination, QStringLiteral("inbox"));
-        QCOMPARE(r.upload.transfer.onConflict, OnConflict::Skip);
+        QCOMPARE(r.upload.transfer.onConflict, ConflictPolicy::Skip);
         QVERIFY(r.upload.json);
         QCOMPARE(r.upload.paths, (QStringList{QStringLiteral("a"), QStringLiteral("b/")}));
     }
@@ -40,7 +40,7 @@ private Q_SLOTS:
                               QStringLiteral("--endpoint"), QStringLiteral("h:2"), QStringLiteral("x")});
         QVERIFY(r.error.isEmpty());
         QCOMPARE(r.upload.transfer.connections, 8);
-        QCOMPARE(r.upload.transfer.onConflict, OnConflict::Rename);
+        QCOMPARE(r.upload.transfer.onConflict, ConflictPolicy::Rename);
         QVERIFY(!r.upload.connectionsFixed);
     }
 

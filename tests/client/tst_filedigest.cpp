@@ -45,12 +45,22 @@ private Q_SLOTS:
         QVERIFY(digest);
         QCOMPARE(digest->sha256Hex, QCryptographicHash::hash(data, QCryptographicHash::Sha256).toHex());
         QCOMPARE(digest->chunkSize, chunkSize);
-        QList<std::uint64_t> expected;
+        QList<QByteArray> expected;
         for (qint64 offset = 0; chunkSize > 0 && offset < fileSize; offset += chunkSize) {
             const qint64 length = std::min(chunkSize, fileSize - offset);
-            expected.append(ChunkHash::of(data.constData() + offset, std::size_t(length)));
+            expected.append(
+                ChunkChecksum::xxh3Hex(ChunkHash::of(data.constData() + offset, std::size_t(length))));
         }
-        QCOMPARE(digest->chunkHashes, expected);
+        QCOMPARE(digest->chunkChecksums, expected);
+        // S3's kind: the MD5 of each part.
+        const auto md5 = FileDigest::ofFile(path, chunkSize, ChunkChecksumKind::Md5);
+        QVERIFY(md5);
+        for (qsizetype i = 0; i < md5->chunkChecksums.size(); ++i) {
+            const qint64 offset = i * chunkSize;
+            QCOMPARE(md5->chunkChecksums.at(i),
+                     QCryptographicHash::hash(data.mid(offset, chunkSize), QCryptographicHash::Md5).toHex());
+        }
+        QCOMPARE(md5->chunkChecksums.size(), expected.size());
     }
 
     void unreadableFileIsNoDigest()

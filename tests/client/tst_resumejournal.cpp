@@ -39,7 +39,7 @@ JournalBatch sampleBatch()
     batch.endpoints = {first, second};
     batch.connections = 12;
     batch.chunkSize = 8 * 1024 * 1024;
-    batch.onConflict = OnConflict::Overwrite;
+    batch.onConflict = ConflictPolicy::Overwrite;
     batch.destination = QStringLiteral("backups/2024 é");
     return batch;
 }
@@ -61,7 +61,7 @@ QString describe(const ResumeJournal::Snapshot &snapshot)
                          .arg(endpoints.join(u','))
                          .arg(batch.connections)
                          .arg(batch.chunkSize)
-                         .arg(onConflictName(batch.onConflict), batch.destination));
+                         .arg(QString::fromLatin1(conflictPolicyName(batch.onConflict)), batch.destination));
     }
     for (const JournalFile &file : snapshot.files) {
         QStringList chunks;
@@ -264,7 +264,7 @@ private Q_SLOTS:
         QCOMPARE(batch.endpoints.at(1).token, QByteArray());
         QCOMPARE(batch.connections, 12);
         QCOMPARE(batch.chunkSize, qint64(8 * 1024 * 1024));
-        QCOMPARE(batch.onConflict, OnConflict::Overwrite);
+        QCOMPARE(batch.onConflict, ConflictPolicy::Overwrite);
         QCOMPARE(batch.destination, expected.destination);
 
         QCOMPARE(snapshot.files.size(), 2);
@@ -329,6 +329,44 @@ private Q_SLOTS:
         journal.acknowledgeChunk(key, 5);
         QCOMPARE(journal.load().files.at(0).acknowledgedChunks, QList<int>({5}));
         QCOMPARE(journal.state().files.at(0).acknowledgedChunks, QList<int>({5}));
+    }
+
+    void receiptsSurviveReloadAndCompaction()
+    {
+        QTemporaryDir dir;
+        QString key;
+        {
+            ResumeJournal journal(dir.path());
+            QCOMPARE(errorOf(journal.open()), QString());
+            key = *journal.addFile(journal.addBatch(sampleBatch()), sourceFile(QStringLiteral("r")));
+            journal.setUpload(key, QStringLiteral("up"), 10);
+            journal.acknowledgeChunk(key, 0, "9a0c1d2e3f405162");
+            journal.acknowledgeChunk(key, 1, "0123456789abcdef0123456789abcdef"); // an S3 part's MD5
+            journal.acknowledgeChunk(key, 2);                                     // none (older receiver)
+            journal.acknowledgeChunk(key, 3, "needs \"escaping\"");               // not kept, still acked
+            const JournalFile &file = journal.state().files.at(0);
+            QCOMPARE(file.receipts.value(0), QByteArray("9a0c1d2e3f405162"));
+            QCOMPARE(file.acknowledgedChunks, QList<int>({0, 1, 2, 3}));
+            QVERIFY(!file.receipts.contains(3));
+        }
+        const auto check = [&key](const ResumeJournal::Snapshot &snapshot) {
+            QCOMPARE(snapshot.files.size(), qsizetype(1));
+            const JournalFile &file = snapshot.files.at(0);
+            QCOMPARE(file.key, key);
+            QCOMPARE(file.acknowledgedChunks, QList<int>({0, 1, 2, 3}));
+            QCOMPARE(file.receipts.size(), qsizetype(2));
+            QCOMPARE(file.receipts.value(0), QByteArray("9a0c1d2e3f405162"));
+            QCOMPARE(file.receipts.value(1), QByteArray("0123456789abcdef0123456789abcdef"));
+            QCOMPARE(snapshot.warnings, QStringList());
+        };
+        ResumeJournal journal(dir.path());
+        check(journal.load()); // from the appended records
+        QCOMPARE(errorOf(journal.open()), QString());
+        check(journal.state());
+        check(journal.load()); // from the compacted upload record
+        // A new upload id forgets the receipts with the acknowledgements.
+        journal.setUpload(key, QStringLiteral("other"), 10);
+        QVERIFY(journal.state().files.at(0).receipts.isEmpty());
     }
 
     void endRemovesFile()

@@ -11,7 +11,6 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QLineEdit>
-#include <QNetworkAccessManager>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -65,7 +64,7 @@ private Q_SLOTS:
             wanted.maxAttempts = 3;
             wanted.notifyOnFinish = false;
             wanted.startOnDrop = false;
-            wanted.onConflict = OnConflict::Overwrite;
+            wanted.onConflict = ConflictPolicy::Overwrite;
             wanted.destination = QStringLiteral("backups/laptop");
             wanted.endpoints = {entry(QStringLiteral("http://10.0.0.5:9101"), {}, 2, 8, true),
                                 entry(QStringLiteral("http://10.0.0.6:9101"), {}, 1, 4, false)};
@@ -137,8 +136,7 @@ private Q_SLOTS:
         QCOMPARE(dialog.apply(), QStringList{SettingKeys::connections()});
         QCOMPARE(store.values().connections, 8);
 
-        QNetworkAccessManager network;
-        EndpointsDialog endpoints(store.values().endpoints, network, store.isLocked(SettingKeys::endpoints()),
+        EndpointsDialog endpoints(store.values().endpoints, store.isLocked(SettingKeys::endpoints()),
                                   store.managedBy(), QStringLiteral("tokens"));
         endpoints.addEndpoint();
         endpoints.selectRow(0);
@@ -152,9 +150,8 @@ private Q_SLOTS:
 
     void endpointsDialogEditsAndRoundTrips()
     {
-        QNetworkAccessManager network;
-        EndpointsDialog dialog({entry(QStringLiteral("http://a.example:9101"), "ta", 1, 6, true)}, network,
-                               false, {}, QStringLiteral("tokens"));
+        EndpointsDialog dialog({entry(QStringLiteral("http://a.example:9101"), "ta", 1, 6, true)}, false, {},
+                               QStringLiteral("tokens"));
         dialog.addEndpoint();
         QCOMPARE(dialog.currentRow(), 1);
         dialog.urlField()->clear();
@@ -180,7 +177,7 @@ private Q_SLOTS:
         QCOMPARE(cli.value->size(), 2);
         QCOMPARE(cli.value->first().token, QByteArray("tb"));
 
-        EndpointsDialog other({}, network, false, {}, QStringLiteral("tokens"));
+        EndpointsDialog other({}, false, {}, QStringLiteral("tokens"));
         QVERIFY(!other.importFrom(file));
         QVERIFY(other.entries() == expected);
 
@@ -204,9 +201,8 @@ private Q_SLOTS:
     {
         const TestCertificate certificate = TestCertificate::create(m_dir.path(), QStringLiteral("ca"));
         QVERIFY(certificate.isValid());
-        QNetworkAccessManager network;
-        EndpointsDialog dialog({entry(QStringLiteral("https://r.example:9101"), "t", 1, 6, true)}, network,
-                               false, {}, QStringLiteral("tokens"));
+        EndpointsDialog dialog({entry(QStringLiteral("https://r.example:9101"), "t", 1, 6, true)}, false, {},
+                               QStringLiteral("tokens"));
         dialog.selectRow(0);
         QTest::keyClicks(dialog.caFileField(), certificate.certificateFile);
         QTest::keyClicks(dialog.pinField(), QStringLiteral("not-a-pin"));
@@ -248,8 +244,8 @@ private Q_SLOTS:
         QCOMPARE(kept.caCertificates.size(), 1);
 
         // A CA file or a pin on plain http:// is refused with a reason.
-        EndpointsDialog plain({entry(QStringLiteral("http://r.example:9101"), "t", 1, 6, true)}, network,
-                              false, {}, QStringLiteral("tokens"));
+        EndpointsDialog plain({entry(QStringLiteral("http://r.example:9101"), "t", 1, 6, true)}, false, {},
+                              QStringLiteral("tokens"));
         plain.selectRow(0);
         QTest::keyClicks(plain.caFileField(), certificate.certificateFile);
         const std::optional<QString> notHttps = plain.validate();

@@ -17,7 +17,6 @@
 #include <QApplication>
 #include <QDropEvent>
 #include <QMimeData>
-#include <QNetworkAccessManager>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -137,8 +136,7 @@ private Q_SLOTS:
         good.endpoint.url = m_receiver->urls().first();
         EndpointEntry dead;
         dead.endpoint.url = QUrl(QStringLiteral("http://127.0.0.1:1"));
-        QNetworkAccessManager network;
-        EndpointsDialog dialog({good, dead}, network, false, {}, {});
+        EndpointsDialog dialog({good, dead}, false, {}, {});
 
         QSignalSpy finished(&dialog, &EndpointsDialog::testFinished);
         dialog.selectRow(0);

@@ -1,16 +1,16 @@
 #include "EndpointMonitor.h"
 
-#include "ReceiverApi.h"
-
-#include <QNetworkAccessManager>
+#include "UploadProtocol.h"
+#include "WireTransport.h"
 
 namespace multilane {
 
-EndpointMonitor::EndpointMonitor(EndpointPool &pool, QNetworkAccessManager &manager, const Options &options,
-                                 QObject *parent)
+EndpointMonitor::EndpointMonitor(EndpointPool &pool, const UploadProtocol &protocol, WireTransport &transport,
+                                 const Options &options, QObject *parent)
     : QObject(parent)
     , m_pool(pool)
-    , m_manager(manager)
+    , m_protocol(protocol)
+    , m_transport(transport)
     , m_options(options)
     , m_states(pool.endpointCount())
 {}
@@ -70,23 +70,39 @@ void EndpointMonitor::networkReachable()
 void EndpointMonitor::probe(int endpoint)
 {
     m_states[endpoint].inFlight = true;
-    QNetworkReply *reply = m_manager.get(ReceiverApi::request(
-        m_pool.endpoint(endpoint), ReceiverApi::healthRoute(), m_options.probeTimeoutMs));
-    connect(reply, &QNetworkReply::finished, this, [this, reply, endpoint] {
-        const ApiReply answer = ReceiverApi::read(reply);
-        State &state = m_states[endpoint];
-        state.inFlight = false;
-        if (answer.error) {
-            scheduleProbe(endpoint);
-            return;
-        }
-        const bool wasOnline = isOnline();
-        state.consecutiveFailures = 0;
-        m_pool.setUp(endpoint, true);
-        Q_EMIT endpointUp(endpoint);
-        if (!wasOnline)
-            Q_EMIT onlineChanged(true);
+    sendProbe(endpoint, m_protocol.health(m_pool.endpoint(endpoint)));
+}
+
+void EndpointMonitor::sendProbe(int endpoint, const Exchange &exchange)
+{
+    WireRequest request = exchange.request;
+    request.timeoutMs = m_options.probeTimeoutMs; // a stalled endpoint must not hold its re-check up
+    WireCall *call = m_transport.send({endpoint, WireTransport::ControlLane}, request);
+    connect(call, &WireCall::finished, this, [this, call, endpoint, exchange] {
+        call->deleteLater();
+        const Step<HealthOutcome> step =
+            m_protocol.readHealth(m_pool.endpoint(endpoint), exchange, call->reply());
+        if (const Exchange *next = step.next())
+            sendProbe(endpoint, *next);
+        else
+            onProbeAnswered(endpoint, step.outcome() != nullptr);
     });
+}
+
+void EndpointMonitor::onProbeAnswered(int endpoint, bool healthy)
+{
+    State &state = m_states[endpoint];
+    state.inFlight = false;
+    if (!healthy) {
+        scheduleProbe(endpoint);
+        return;
+    }
+    const bool wasOnline = isOnline();
+    state.consecutiveFailures = 0;
+    m_pool.setUp(endpoint, true);
+    Q_EMIT endpointUp(endpoint);
+    if (!wasOnline)
+        Q_EMIT onlineChanged(true);
 }
 
 } // namespace multilane

@@ -6,9 +6,12 @@
 #include <QObject>
 #include <QTimer>
 
-class QNetworkAccessManager;
-
 namespace multilane {
+
+class UploadProtocol;
+class WireCall;
+class WireTransport;
+struct Exchange;
 
 // The circuit breaker: an endpoint whose requests fail on the network several times in a row is
 // taken out of the pool, re-checked in the background with capped exponential backoff, and put
@@ -24,8 +27,9 @@ public:
         int probeTimeoutMs = 5000;
     };
 
-    EndpointMonitor(EndpointPool &pool, QNetworkAccessManager &manager, const Options &options,
-                    QObject *parent = nullptr);
+    // Health checks go out through `transport`, built and read by `protocol`.
+    EndpointMonitor(EndpointPool &pool, const UploadProtocol &protocol, WireTransport &transport,
+                    const Options &options, QObject *parent = nullptr);
 
     // A request to this endpoint got an answer / got none (refused, reset, timed out).
     void recordSuccess(int endpoint);
@@ -50,9 +54,12 @@ private:
     };
     void scheduleProbe(int endpoint);
     void probe(int endpoint);
+    void sendProbe(int endpoint, const Exchange &exchange);
+    void onProbeAnswered(int endpoint, bool healthy);
 
     EndpointPool &m_pool;
-    QNetworkAccessManager &m_manager;
+    const UploadProtocol &m_protocol;
+    WireTransport &m_transport;
     Options m_options;
     QList<State> m_states;
 };

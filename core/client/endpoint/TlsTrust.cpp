@@ -1,7 +1,5 @@
 #include "TlsTrust.h"
 
-#include "ReceiverApi.h"
-
 #include <QCryptographicHash>
 #include <QHash>
 #include <QMutex>
@@ -127,10 +125,10 @@ void watch(QNetworkAccessManager &manager)
     });
 }
 
-std::optional<ApiError> failure(QNetworkReply &reply)
+std::optional<TlsFailure> failure(QNetworkReply &reply)
 {
     const QVariant mismatch = reply.property(MismatchProperty);
-    ApiError error;
+    TlsFailure error;
     if (mismatch.isValid()) {
         error.code = QStringLiteral("tls_pin_mismatch");
         error.message =

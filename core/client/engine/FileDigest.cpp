@@ -1,13 +1,12 @@
 #include "FileDigest.h"
 
-#include "ChunkHash.h"
 #include "Sha256.h"
 
 #include <QFile>
 
 namespace multilane {
 
-std::optional<FileDigest> FileDigest::ofFile(const QString &path, qint64 chunkSize)
+std::optional<FileDigest> FileDigest::ofFile(const QString &path, qint64 chunkSize, ChunkChecksumKind kind)
 {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
@@ -15,8 +14,8 @@ std::optional<FileDigest> FileDigest::ofFile(const QString &path, qint64 chunkSi
     FileDigest digest;
     digest.chunkSize = std::max<qint64>(0, chunkSize);
     Sha256 sha;
-    ChunkHash chunk;
-    qint64 inChunk = 0; // bytes of the current chunk hashed so far
+    ChunkChecksum chunk(kind);
+    qint64 inChunk = 0; // bytes of the current chunk checksummed so far
     QByteArray buffer(1 << 20, Qt::Uninitialized);
     for (;;) {
         const qint64 got = file.read(buffer.data(), buffer.size());
@@ -27,18 +26,18 @@ std::optional<FileDigest> FileDigest::ofFile(const QString &path, qint64 chunkSi
         sha.addData(buffer.constData(), std::size_t(got));
         for (qint64 used = 0; digest.chunkSize > 0 && used < got;) {
             const qint64 take = std::min(got - used, digest.chunkSize - inChunk);
-            chunk.addData(buffer.constData() + used, std::size_t(take));
+            chunk.addData(buffer.constData() + used, take);
             used += take;
             inChunk += take;
             if (inChunk == digest.chunkSize) {
-                digest.chunkHashes.append(chunk.value());
+                digest.chunkChecksums.append(chunk.hex());
                 chunk.reset();
                 inChunk = 0;
             }
         }
     }
     if (inChunk > 0)
-        digest.chunkHashes.append(chunk.value());
+        digest.chunkChecksums.append(chunk.hex());
     digest.sha256Hex = sha.hexDigest();
     return digest;
 }

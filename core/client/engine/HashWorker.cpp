@@ -1,32 +1,12 @@
 #include "HashWorker.h"
 
-#include "ChunkHash.h"
-
-#include <QFile>
 #include <QMetaObject>
 
 namespace multilane {
 
-static std::optional<std::uint64_t> hashRange(const QString &path, qint64 offset, qint64 length)
-{
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly | QIODevice::Unbuffered) || !file.seek(offset))
-        return std::nullopt;
-    ChunkHash hash;
-    QByteArray buffer(int(std::min<qint64>(length, 1 << 20)), Qt::Uninitialized);
-    qint64 remaining = length;
-    while (remaining > 0) {
-        const qint64 got = file.read(buffer.data(), std::min<qint64>(remaining, buffer.size()));
-        if (got <= 0)
-            return std::nullopt;
-        hash.addData(buffer.constData(), std::size_t(got));
-        remaining -= got;
-    }
-    return hash.value();
-}
-
-HashWorker::HashWorker(QObject *parent)
-    : QObject(parent)
+HashWorker::HashWorker(ChunkChecksumKind kind, QObject *parent)
+    : ChunkHasher(parent)
+    , m_kind(kind)
 {
     m_chunkPool.setMaxThreadCount(2);
     m_filePool.setMaxThreadCount(1);
@@ -45,16 +25,17 @@ HashWorker::~HashWorker()
 void HashWorker::hashChunk(int job, int chunk, const QString &path, qint64 offset, qint64 length)
 {
     m_chunkPool.start([this, job, chunk, path, offset, length] {
-        const std::optional<std::uint64_t> hash = hashRange(path, offset, length);
+        const std::optional<QByteArray> checksum = ChunkChecksum::ofRange(m_kind, path, offset, length);
         QMetaObject::invokeMethod(
-            this, [this, job, chunk, hash] { Q_EMIT chunkHashed(job, chunk, hash); }, Qt::QueuedConnection);
+            this, [this, job, chunk, checksum] { Q_EMIT chunkHashed(job, chunk, checksum); },
+            Qt::QueuedConnection);
     });
 }
 
 void HashWorker::hashFile(int job, const QString &path, qint64 chunkSize)
 {
     m_filePool.start([this, job, path, chunkSize] {
-        const std::optional<FileDigest> digest = FileDigest::ofFile(path, chunkSize);
+        const std::optional<FileDigest> digest = FileDigest::ofFile(path, chunkSize, m_kind);
         QMetaObject::invokeMethod(
             this, [this, job, digest] { Q_EMIT fileHashed(job, digest); }, Qt::QueuedConnection);
     });

@@ -1,34 +1,24 @@
 #pragma once
 
-#include "FileDigest.h"
+#include "ChunkHasher.h"
 
-#include <QByteArray>
-#include <QObject>
-#include <QString>
 #include <QThreadPool>
-#include <cstdint>
-#include <optional>
 
 namespace multilane {
 
-// Computes checksums off the event loop: the XXH3 of chunks about to be sent, and each file's
+// Computes checksums off the event loop: those of chunks about to be sent, and each file's
 // SHA-256. Two pools, so one long whole-file hash never holds up the chunks waiting to go.
-class HashWorker : public QObject {
+class HashWorker final : public ChunkHasher {
     Q_OBJECT
 public:
-    explicit HashWorker(QObject *parent = nullptr);
+    explicit HashWorker(ChunkChecksumKind kind, QObject *parent = nullptr);
     ~HashWorker() override;
 
-    void hashChunk(int job, int chunk, const QString &path, qint64 offset, qint64 length);
-    // The SHA-256, and the XXH3 of every chunkSize piece (none when chunkSize is 0).
-    void hashFile(int job, const QString &path, qint64 chunkSize);
-
-Q_SIGNALS:
-    // nullopt: the file could not be read (moved, permissions, shorter than expected).
-    void chunkHashed(int job, int chunk, std::optional<std::uint64_t> hash);
-    void fileHashed(int job, const std::optional<multilane::FileDigest> &digest);
+    void hashChunk(int job, int chunk, const QString &path, qint64 offset, qint64 length) override;
+    void hashFile(int job, const QString &path, qint64 chunkSize) override;
 
 private:
+    ChunkChecksumKind m_kind;
     QThreadPool m_chunkPool;
     QThreadPool m_filePool;
 };

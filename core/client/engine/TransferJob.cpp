@@ -39,8 +39,7 @@ TransferJob::TransferJob(int id, const SourceFile &source, qint64 chunkSize)
     , m_planner(source.size, chunkSize)
 {}
 
-void TransferJob::attachUpload(const QString &uploadId, qint64 chunkSize, const QList<int> &received,
-                               const QList<std::uint64_t> &receivedHashes)
+void TransferJob::attachUpload(const QString &uploadId, qint64 chunkSize, const QList<HeldChunk> &held)
 {
     m_heldToVerify.clear();
     m_uploadId = uploadId;
@@ -48,18 +47,19 @@ void TransferJob::attachUpload(const QString &uploadId, qint64 chunkSize, const 
     m_pending.clear();
     m_ready.clear();
     m_acked = QList<bool>(m_planner.chunkCount(), false);
+    m_receipts = QList<QByteArray>(m_planner.chunkCount());
     m_acknowledged = 0;
     m_acknowledgedBytes = 0;
-    const bool verifiable = receivedHashes.size() == received.size();
-    for (qsizetype i = 0; i < received.size(); ++i) {
-        const int index = received.at(i);
-        if (index >= 0 && index < m_planner.chunkCount() && !m_acked.at(index)) {
-            m_acked[index] = true;
-            ++m_acknowledged;
-            m_acknowledgedBytes += m_planner.chunk(index).length;
-            if (verifiable)
-                m_heldToVerify.insert(index, receivedHashes.at(i));
-        }
+    for (const HeldChunk &chunk : held) {
+        const int index = chunk.index;
+        if (index < 0 || index >= m_planner.chunkCount() || m_acked.at(index))
+            continue;
+        m_acked[index] = true;
+        m_receipts[index] = chunk.receipt;
+        ++m_acknowledged;
+        m_acknowledgedBytes += m_planner.chunk(index).length;
+        if (!chunk.receipt.isEmpty())
+            m_heldToVerify.insert(index, chunk.receipt);
     }
     for (int index = 0; index < m_planner.chunkCount(); ++index) {
         if (!m_acked.at(index))
@@ -67,10 +67,10 @@ void TransferJob::attachUpload(const QString &uploadId, qint64 chunkSize, const 
     }
 }
 
-void TransferJob::setSourceChunkHashes(qint64 chunkSize, const QList<std::uint64_t> &hashes)
+void TransferJob::setSourceChunkChecksums(qint64 chunkSize, const QList<QByteArray> &checksums)
 {
     m_sourceChunkHashSize = chunkSize;
-    m_sourceChunkHashes = hashes;
+    m_sourceChunkChecksums = checksums;
 }
 
 QList<int> TransferJob::checkHeldChunks()
@@ -79,7 +79,7 @@ QList<int> TransferJob::checkHeldChunks()
     QList<int> differing;
     for (auto it = m_heldToVerify.cbegin(); it != m_heldToVerify.cend(); ++it) {
         const int index = it.key();
-        if (index >= m_sourceChunkHashes.size() || m_sourceChunkHashes.at(index) != it.value())
+        if (index >= m_sourceChunkChecksums.size() || m_sourceChunkChecksums.at(index) != it.value())
             differing.append(index);
     }
     m_heldToVerify.clear();
@@ -92,6 +92,7 @@ void TransferJob::unacknowledge(int index)
     if (index < 0 || index >= m_acked.size() || !m_acked.at(index))
         return;
     m_acked[index] = false;
+    m_receipts[index].clear();
     --m_acknowledged;
     m_acknowledgedBytes -= m_planner.chunk(index).length;
     m_pending.append(index);
@@ -118,11 +119,12 @@ ReadyChunk TransferJob::takeReadyChunk()
     return m_ready.takeFirst();
 }
 
-void TransferJob::acknowledge(int index)
+void TransferJob::acknowledge(int index, const QByteArray &receipt)
 {
     if (index < 0 || index >= m_acked.size() || m_acked.at(index))
         return;
     m_acked[index] = true;
+    m_receipts[index] = receipt;
     ++m_acknowledged;
     m_acknowledgedBytes += m_planner.chunk(index).length;
 }

@@ -1,13 +1,13 @@
 #pragma once
 
 #include "ChunkPlanner.h"
-#include "SourceScanner.h"
+#include "ProtocolOutcome.h"
+#include "SourceFile.h"
 
 #include <QByteArray>
 #include <QHash>
 #include <QList>
 #include <QString>
-#include <cstdint>
 
 namespace multilane {
 
@@ -27,7 +27,7 @@ bool isTerminal(TransferState state);
 // A chunk whose checksum is known and that can be sent.
 struct ReadyChunk {
     int index = 0;
-    std::uint64_t hash = 0;
+    QByteArray checksumHex; // in the protocol's kind
 };
 
 // Everything the scheduler knows about one file's upload. The scheduler drives the state
@@ -44,12 +44,10 @@ public:
 
     // Receiver-side upload (chunked files only).
     const QString &uploadId() const { return m_uploadId; }
-    // Adopts the receiver's view: its chunk size (fixed by the first create) and what it holds.
-    // receivedHashes (same order as received, may be empty for an older receiver) are the XXH3
-    // the receiver stored: those chunks count as acknowledged but stay unverified until
-    // checkHeldChunks() has compared them with the source as it is now.
-    void attachUpload(const QString &uploadId, qint64 chunkSize, const QList<int> &received,
-                      const QList<std::uint64_t> &receivedHashes = {});
+    // Adopts the server's view: its chunk size and what it holds. Held chunks with a receipt
+    // count as acknowledged but stay unverified until checkHeldChunks() has compared them with
+    // the source as it is now (one without a receipt, from an older receiver, cannot be checked).
+    void attachUpload(const QString &uploadId, qint64 chunkSize, const QList<HeldChunk> &held);
     // Before the first create: the chunk size to ask the receiver for.
     void setRequestedChunkSize(qint64 chunkSize) { m_planner = ChunkPlanner(m_source.size, chunkSize); }
 
@@ -61,17 +59,20 @@ public:
     bool hasReadyChunk() const { return !m_ready.isEmpty(); }
     ReadyChunk takeReadyChunk();
     int readyCount() const { return int(m_ready.size()); }
-    void acknowledge(int index);
+    void acknowledge(int index, const QByteArray &receipt);
+    // Every chunk's receipt by index (empty where none is acknowledged), for complete.
+    const QList<QByteArray> &receipts() const { return m_receipts; }
     int acknowledgedChunks() const { return m_acknowledged; }
     bool allChunksAcknowledged() const { return m_acknowledged == m_planner.chunkCount(); }
     int bumpChunkAttempts(int index) { return ++m_chunkAttempts[index]; }
 
     // Held chunks not yet compared with the source (complete must wait for the comparison).
     bool hasUnverifiedHeldChunks() const { return !m_heldToVerify.isEmpty(); }
-    // The XXH3 of every chunk of the source as read by the whole-file hash, for chunks this size.
-    void setSourceChunkHashes(qint64 chunkSize, const QList<std::uint64_t> &hashes);
+    // The checksum of every chunk of the source as read by the whole-file pass, for chunks this size.
+    void setSourceChunkChecksums(qint64 chunkSize, const QList<QByteArray> &checksums);
+    const QList<QByteArray> &sourceChunkChecksums() const { return m_sourceChunkChecksums; }
     qint64 sourceChunkHashSize() const { return m_sourceChunkHashSize; }
-    // Compares the unverified held chunks with the source's chunk hashes (which must be for the
+    // Compares the unverified held chunks with the source's chunk checksums (which must be for the
     // planner's chunk size) and returns the indexes that differ; afterwards nothing is unverified.
     QList<int> checkHeldChunks();
     // An acknowledged chunk goes back to pending (its bytes on the receiver are stale).
@@ -119,8 +120,9 @@ private:
     QList<ReadyChunk> m_ready;
     QList<bool> m_acked;
     QHash<int, int> m_chunkAttempts;
-    QHash<int, std::uint64_t> m_heldToVerify; // index -> the receiver's XXH3
-    QList<std::uint64_t> m_sourceChunkHashes;
+    QHash<int, QByteArray> m_heldToVerify; // index -> the server's receipt
+    QList<QByteArray> m_sourceChunkChecksums;
+    QList<QByteArray> m_receipts;
     qint64 m_sourceChunkHashSize = 0;
     int m_acknowledged = 0;
     qint64 m_acknowledgedBytes = 0;

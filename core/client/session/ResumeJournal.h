@@ -1,49 +1,24 @@
 #pragma once
 
-#include "Endpoint.h"
-#include "ReceiverApi.h"
-#include "SourceScanner.h"
+#include "JournalModel.h"
+#include "ResumeJournalTypes.h"
 
 #include <QByteArrayView>
-#include <QList>
 #include <QString>
-#include <QStringList>
 #include <memory>
 #include <optional>
 
 namespace multilane {
 
-// One `multilane upload` invocation: where and how it sent, so `resume` can send the same way.
-struct JournalBatch {
-    QString id;
-    qint64 createdMs = 0; // ms since the epoch
-    QList<Endpoint> endpoints;
-    int connections = 0;
-    qint64 chunkSize = 0; // as given with --chunk-size; 0: measured (automatic)
-    OnConflict onConflict = OnConflict::Rename;
-    QString destination; // the destination prefix the user gave, '/'-separated
-};
-
-// One unfinished file and what a receiver already acknowledged of it.
-struct JournalFile {
-    QString batchId;
-    QString key; // ResumeJournal::keyFor(source)
-    SourceFile source;
-    QString uploadId; // empty until a receiver accepted the create
-    qint64 chunkSize = 0;
-    QList<int> acknowledgedChunks; // sorted, unique
-};
+class DurableLog;
 
 // The client's crash-safe record of every unfinished upload: an append-only log of CRC-checked
-// JSON lines that `multilane resume` replays after a crash, kill -9 or Ctrl-C. Each open()
-// compacts the log to the live state, so it does not grow across runs. Not thread-safe.
+// JSON lines (JournalRecords) that `multilane resume` and the window replay after a crash,
+// kill -9 or Ctrl-C. Each open() compacts the log to the live state (JournalModel), so it does
+// not grow across runs; DurableLog does the POSIX part. Not thread-safe.
 class ResumeJournal {
 public:
-    struct Snapshot {
-        QList<JournalBatch> batches; // in creation order; only batches with live files
-        QList<JournalFile> files;    // in the order they were (last) added
-        QStringList warnings;        // damaged or unreadable records, each said with its consequence
-    };
+    using Snapshot = JournalModel::Snapshot;
 
     // `directory` holds journal.log; it is created (0700) by open(), never by load().
     explicit ResumeJournal(const QString &directory);
@@ -67,7 +42,7 @@ public:
     // Locks the folder, loads, compacts the log and keeps it open for appending. Returns what
     // went wrong (with the path) or nullopt. Without a successful open() changes stay in memory.
     std::optional<QString> open();
-    bool isOpen() const { return m_fd >= 0; }
+    bool isOpen() const;
     // The live state after open() and every change; rebuilt on demand, so call it per refresh,
     // not per chunk (use file() for that).
     const Snapshot &state() const;
@@ -79,26 +54,22 @@ public:
     // Records a file to send in `batchId` (replacing an older record of the same file, upload
     // id and acknowledgements included). Returns its key, or nullopt if the batch is unknown.
     std::optional<QString> addFile(const QString &batchId, const SourceFile &file);
-    // A receiver accepted the create; a different id or chunk size forgets the acknowledged chunks.
+    // A server accepted the create; a different id or chunk size forgets the acknowledged chunks.
     void setUpload(const QString &key, const QString &uploadId, qint64 chunkSize);
-    // A receiver acknowledged `chunk` of the file: one small append, O(1) for in-order chunks.
-    void acknowledgeChunk(const QString &key, int chunk);
+    // A server acknowledged `chunk` of the file with `receipt` (hex or letters; may be empty):
+    // one small append, O(1) for in-order chunks.
+    void acknowledgeChunk(const QString &key, int chunk, const QByteArray &receipt = {});
     // The file is done, skipped, or failed for good: it leaves the journal.
     void endFile(const QString &key);
     // fdatasyncs the log (for Ctrl-C and exit); returns the first write error since open(), if any.
     std::optional<QString> flush();
 
 private:
-    struct Model;
-    void appendRecord(const QByteArray &json);
-    void close();
+    void append(const QByteArray &json);
 
     QString m_directory;
-    std::unique_ptr<Model> m_model;
-    int m_fd = -1;
-    int m_lockFd = -1;
-    qint64 m_size = 0; // bytes in the log, to cut a half-written record after a failed write
-    std::optional<QString> m_writeError;
+    std::unique_ptr<JournalModel> m_model;
+    std::unique_ptr<DurableLog> m_log;
 };
 
 } // namespace multilane

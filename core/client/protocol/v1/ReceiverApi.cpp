@@ -1,5 +1,6 @@
 #include "ReceiverApi.h"
 
+#include "NetworkTransport.h"
 #include "TlsTrust.h"
 
 #include <QCoreApplication>
@@ -7,16 +8,6 @@
 #include <QUrl>
 
 namespace multilane {
-
-QString onConflictName(OnConflict policy)
-{
-    return QString::fromLatin1(conflictPolicyName(policy));
-}
-
-std::optional<OnConflict> onConflictFromName(const QString &name)
-{
-    return conflictPolicyFromName(name.toLatin1());
-}
 
 bool ApiError::isTlsFailure() const
 {
@@ -95,42 +86,56 @@ QString completeRoute(const QString &uploadId)
     return uploadRoute(uploadId) + QStringLiteral("/complete");
 }
 
-ApiReply read(QNetworkReply *reply)
+ApiReply read(const WireReply &reply)
 {
-    reply->deleteLater();
     ApiReply result;
-    result.httpStatus = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    const QByteArray data = reply->readAll();
-    const QJsonDocument document = QJsonDocument::fromJson(data);
-    result.body = document.object();
-    if (reply->error() == QNetworkReply::NoError && result.httpStatus >= 200 && result.httpStatus < 300)
+    result.httpStatus = reply.httpStatus;
+    result.body = QJsonDocument::fromJson(reply.body).object();
+    if (reply.isSuccess())
         return result;
-
-    if (std::optional<ApiError> tls = TlsTrust::failure(*reply)) {
-        result.error = tls;
+    ApiError error;
+    if (reply.tlsFailure) {
+        error.code = reply.tlsCode;
+        error.message = *reply.tlsFailure;
+        result.error = error;
         return result;
     }
-    ApiError error;
-    error.httpStatus = result.httpStatus;
-    // A success status with a network error: the answer was cut short (the receiver died or the
-    // connection reset mid-answer). What happened to the request is unknown, so it is no answer
-    // at all, and worth sending again (every request of the protocol may be repeated).
-    if (result.httpStatus >= 200 && result.httpStatus < 300)
-        error.httpStatus = 0;
+    // An answer cut short (the receiver died or the connection reset mid-answer), even after a
+    // success status: what happened to the request is unknown, so it is no answer at all, and
+    // worth sending again (every request of the protocol may be repeated).
+    error.httpStatus = reply.isWhole() ? reply.httpStatus : 0;
     const QJsonObject errorObject = result.body.value(QLatin1String("error")).toObject();
     error.code = errorObject.value(QLatin1String("code")).toString();
     error.message = errorObject.value(QLatin1String("message")).toString();
     error.details = errorObject;
     if (error.message.isEmpty()) {
-        error.message =
-            error.httpStatus != 0
-                ? QStringLiteral("HTTP %1 %2")
-                      .arg(result.httpStatus)
-                      .arg(reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toString())
-                : reply->errorString();
+        error.message = error.httpStatus != 0 ? QStringLiteral("HTTP %1 %2")
+                                                    .arg(reply.httpStatus)
+                                                    .arg(QString::fromLatin1(reply.reasonPhrase))
+                                              : reply.networkError;
     }
     result.error = error;
     return result;
+}
+
+ApiReply read(QNetworkReply *reply)
+{
+    reply->deleteLater();
+    return read(NetworkTransport::readReply(*reply));
+}
+
+WireRequest wireRequest(const Endpoint &endpoint, const QByteArray &method, const QString &route,
+                        const QString &query)
+{
+    WireRequest request;
+    request.method = method;
+    request.url = endpoint.url;
+    request.url.setPath(request.url.path(QUrl::FullyEncoded) + route, QUrl::TolerantMode);
+    if (!query.isEmpty())
+        request.url.setQuery(query);
+    if (!endpoint.token.isEmpty())
+        request.setHeader("Authorization", "Bearer " + endpoint.token);
+    return request;
 }
 
 } // namespace ReceiverApi

@@ -2,6 +2,7 @@
 
 #include "ConflictPolicy.h"
 #include "Endpoint.h"
+#include "WireMessage.h"
 
 #include <QJsonObject>
 #include <QNetworkReply>
@@ -9,10 +10,6 @@
 #include <QString>
 
 namespace multilane {
-
-using OnConflict = ConflictPolicy;
-QString onConflictName(OnConflict policy);
-std::optional<OnConflict> onConflictFromName(const QString &name);
 
 // A failed request as a value: the HTTP status and the receiver's JSON error, or the network
 // error when no answer came.
@@ -65,7 +62,13 @@ inline QString healthRoute()
     return QStringLiteral("/v1/health");
 }
 
-// Reads a finished reply (status, JSON body, error) and schedules its deletion.
+// The same request as a WireRequest, for the engine's transport (which adds the user agent and
+// the TLS trust): the route under the endpoint's URL and the token.
+WireRequest wireRequest(const Endpoint &endpoint, const QByteArray &method, const QString &route,
+                        const QString &query = {});
+// Reads an answer (status, JSON body, error).
+ApiReply read(const WireReply &reply);
+// Reads a finished reply and schedules its deletion.
 ApiReply read(QNetworkReply *reply);
 
 } // namespace ReceiverApi

@@ -1,0 +1,71 @@
+#include "HealthCheck.h"
+
+#include "NetworkTransport.h"
+#include "UploadProtocol.h"
+
+namespace multilane {
+
+HealthCheck::HealthCheck(std::shared_ptr<const UploadProtocol> protocol, QObject *parent)
+    : QObject(parent)
+    , m_protocol(std::move(protocol))
+{}
+
+HealthCheck::~HealthCheck() = default;
+
+void HealthCheck::check(const QList<Endpoint> &endpoints, int timeoutMs)
+{
+    m_endpoints = endpoints;
+    m_timeoutMs = timeoutMs;
+    m_transport = std::make_unique<NetworkTransport>(endpoints, timeoutMs);
+    m_problems = QList<std::optional<QString>>(endpoints.size());
+    m_outcomes = QList<HealthOutcome>(endpoints.size());
+    m_waiting = int(endpoints.size());
+    if (m_waiting == 0) {
+        Q_EMIT finished(m_problems);
+        return;
+    }
+    for (qsizetype i = 0; i < endpoints.size(); ++i)
+        send(i, m_protocol->health(endpoints.at(i)));
+}
+
+void HealthCheck::send(qsizetype index, const Exchange &exchange)
+{
+    WireRequest request = exchange.request;
+    request.timeoutMs = m_timeoutMs;
+    WireCall *call = m_transport->send({int(index), WireTransport::ControlLane}, request);
+    connect(call, &WireCall::finished, this, [this, call, index, exchange] {
+        call->deleteLater();
+        const Step<HealthOutcome> step =
+            m_protocol->readHealth(m_endpoints.at(index), exchange, call->reply());
+        if (const Exchange *next = step.next()) {
+            send(index, *next);
+        } else if (const ProtocolFailure *failure = step.failure()) {
+            m_problems[index] = failure->message;
+            settle();
+        } else {
+            m_outcomes[index] = *step.outcome();
+            checkCredentials(index);
+        }
+    });
+}
+
+void HealthCheck::checkCredentials(qsizetype index)
+{
+    WireRequest request = m_protocol->credentialsCheck(m_endpoints.at(index)).request;
+    request.timeoutMs = m_timeoutMs;
+    WireCall *call = m_transport->send({int(index), WireTransport::ControlLane}, request);
+    connect(call, &WireCall::finished, this, [this, call, index] {
+        call->deleteLater();
+        if (const auto refused = m_protocol->readCredentialsCheck(m_endpoints.at(index), call->reply()))
+            m_problems[index] = refused->message;
+        settle();
+    });
+}
+
+void HealthCheck::settle()
+{
+    if (--m_waiting == 0)
+        Q_EMIT finished(m_problems);
+}
+
+} // namespace multilane

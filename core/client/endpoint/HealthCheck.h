@@ -1,0 +1,46 @@
+#pragma once
+
+#include "Endpoint.h"
+#include "ProtocolOutcome.h"
+
+#include <QList>
+#include <QObject>
+#include <memory>
+#include <optional>
+
+namespace multilane {
+
+class UploadProtocol;
+class WireTransport;
+
+// Asks every endpoint at once whether it is there and takes our credentials (the protocol's
+// health exchange), and reports, per endpoint, nothing (healthy) or what is wrong in words a
+// user can act on, with what each healthy one said of itself.
+class HealthCheck : public QObject {
+    Q_OBJECT
+public:
+    HealthCheck(std::shared_ptr<const UploadProtocol> protocol, QObject *parent = nullptr);
+    ~HealthCheck() override;
+
+    void check(const QList<Endpoint> &endpoints, int timeoutMs = 10000);
+    // After finished(): what each healthy endpoint said (connections it allows per client).
+    const QList<HealthOutcome> &outcomes() const { return m_outcomes; }
+
+Q_SIGNALS:
+    void finished(const QList<std::optional<QString>> &problems);
+
+private:
+    void send(qsizetype index, const Exchange &exchange);
+    void checkCredentials(qsizetype index);
+    void settle(); // one endpoint's verdict is in
+
+    std::shared_ptr<const UploadProtocol> m_protocol;
+    std::unique_ptr<WireTransport> m_transport;
+    QList<Endpoint> m_endpoints;
+    QList<std::optional<QString>> m_problems;
+    QList<HealthOutcome> m_outcomes;
+    int m_timeoutMs = 0;
+    int m_waiting = 0;
+};
+
+} // namespace multilane

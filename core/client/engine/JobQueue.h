@@ -1,0 +1,61 @@
+#pragma once
+
+#include "TransferJob.h"
+
+#include <QList>
+#include <functional>
+#include <vector>
+
+namespace multilane {
+
+// The files of one transfer: every job by id, the order in which they start, which are open now,
+// and whose turn it is. Biggest files start first unless the user asked for the order given:
+// the last requests of an upload are then short ones, and connections run out of work together
+// instead of the last big file's chunks queueing behind a few of them
+// (longest-processing-time-first scheduling).
+class JobQueue {
+public:
+    enum class Pick { RoundRobin, Earliest }; // Earliest: the first open file in start order
+    using Wants = bool (*)(const TransferJob &);
+
+    explicit JobQueue(bool filesInOrder);
+
+    int add(const SourceFile &file, qint64 chunkSize); // returns the job's id
+    // Puts the files not started yet (new ones among them) in start order.
+    void orderNewFiles();
+
+    int count() const { return int(m_jobs.size()); }
+    TransferJob &job(int id) { return m_jobs[std::size_t(id)]; }
+    const TransferJob &job(int id) const { return m_jobs[std::size_t(id)]; }
+    const std::vector<TransferJob> &jobs() const { return m_jobs; }
+    const QList<int> &open() const { return m_open; }
+    // Jobs not started yet, in start order.
+    QList<int> waiting() const;
+
+    // Opens files (retried ones first) until `limit` are open; `opened` runs for each.
+    void openUpTo(int limit, const std::function<void(TransferJob &)> &opened);
+    // The next open file that `wants` something, taking turns (or the earliest, with Earliest or
+    // in-order files); nullptr when none.
+    TransferJob *next(Wants wants, Pick pick = Pick::RoundRobin);
+    // Closes a finished file; a file never opened (cancelled while queued) may be closed too.
+    void close(int id);
+    void queueForRetry(int id) { m_retry.append(id); }
+    void dropFromRetry(int id) { m_retry.removeAll(id); }
+    // Opens every file left, without limit (to fail them all); returns them.
+    QList<int> openEverything();
+    bool isDrained() const
+    {
+        return m_open.isEmpty() && m_retry.isEmpty() && m_nextToStart >= m_order.size();
+    }
+
+private:
+    bool m_inOrder;
+    std::vector<TransferJob> m_jobs;
+    std::vector<int> m_order;      // job ids in the order they start
+    std::size_t m_nextToStart = 0; // m_order's first job not started yet
+    QList<int> m_open;
+    QList<int> m_retry;
+    int m_turn = 0;
+};
+
+} // namespace multilane

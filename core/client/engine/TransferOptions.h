@@ -1,0 +1,58 @@
+#pragma once
+
+#include "ChunkPlanner.h"
+#include "ConflictPolicy.h"
+#include "EndpointMonitor.h"
+
+#include <QtGlobal>
+
+namespace multilane {
+
+struct TransferOptions {
+    int connections = 12;
+    qint64 chunkSize = ChunkPlanner::DefaultChunkSize;
+    ConflictPolicy onConflict = ConflictPolicy::Rename;
+    int maxAttempts = 6;        // per chunk and per file-level request
+    int retryBaseDelayMs = 500; // doubled each attempt, with jitter
+    int transferTimeoutMs = 60000;
+    int progressIntervalMs = 100;   // at most this often; the final update always goes out
+    qint64 maxOfflineMs = 0;        // give up after this long with no endpoint answering; 0: wait
+    bool filesInOrder = false;      // --order files: earlier files' chunks go first
+    double limitBytesPerSecond = 0; // --limit-rate; 0: no limit
+    // Auto chunk size: a file's chunks are at most size / (8 x connections), so even a file a
+    // few times the chunk size spreads over every connection; adaptTo() may change chunkSize.
+    bool spreadFilesOverConnections = false;
+    // Find the number of connections by measuring (up to `connections`), instead of using it
+    // as given; and weigh endpoints by their measured goodput.
+    bool tuneConnections = false;
+    bool scoreEndpoints = true;
+    // A resumed upload whose held chunks no longer match the source (changed in place, size and
+    // mtime kept): true sends those chunks again (the result is the file as it is now), false
+    // fails the file (--on-change fail).
+    bool resendChangedChunks = true;
+    EndpointMonitor::Options monitor;
+};
+
+// Totals for front ends, sent at most every progressIntervalMs.
+struct TransferProgress {
+    qint64 bytesTotal = 0;
+    qint64 bytesDone = 0; // acknowledged plus what in-flight requests have sent
+    qint64 bytesSent = 0; // bytes put on the wire, resends included (0 when all was already there)
+    int filesTotal = 0;
+    int filesDone = 0;
+    int filesSkipped = 0;
+    int filesFailed = 0;
+    double bytesPerSecond = 0;
+    qint64 elapsedMs = 0;
+    bool online = true; // false: every endpoint is down, waiting for the network
+    bool paused = false;
+};
+
+// What went to one endpoint, for the summary and the status bar.
+struct EndpointStats {
+    int chunks = 0;   // chunk and whole-file requests acknowledged
+    qint64 bytes = 0; // body bytes acknowledged
+    int failures = 0; // requests that failed (and were retried or gave up)
+};
+
+} // namespace multilane

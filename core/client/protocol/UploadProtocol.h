@@ -1,0 +1,95 @@
+#pragma once
+
+#include "ChunkChecksum.h"
+#include "ConflictPolicy.h"
+#include "Endpoint.h"
+#include "ProtocolOutcome.h"
+#include "SourceFile.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QString>
+
+namespace multilane {
+
+// What a protocol can and cannot do, declared so the engine adapts instead of naming protocols.
+struct ProtocolCapabilities {
+    QString name;                 // for messages: "multilane", "S3"
+    qint64 minChunkSize = 1;      // but the last chunk of a file
+    qint64 maxChunkSize = 0;      // 0: no limit
+    int maxChunks = 0;            // per file; 0: no limit
+    int firstChunkNumber = 0;     // on the wire: ours counts from 0, S3's parts from 1
+    bool chunksInParallel = true; // several chunks of one file may be in flight at once
+    ChunkChecksumKind chunkChecksum = ChunkChecksumKind::Xxh3;
+    bool serverVerifiesFile = true;   // the server checks the whole file's SHA-256 at complete
+    bool serverFixesChunkSize = true; // a resumed upload keeps the chunk size its server chose
+    bool hasProbeRoute = false;       // PUT /v1/discard for the link probe and the speed test
+    qint64 maxSingleRequest = 0;      // the largest whole-file request; 0: no limit
+};
+
+// One file's upload as a protocol needs to see it for any of its requests.
+struct UploadContext {
+    Endpoint endpoint;
+    SourceFile source;
+    qint64 chunkSize = 0;
+    QString uploadId;     // empty until attached (or known from the journal)
+    QByteArray sha256Hex; // empty until the whole-file pass is done
+    ConflictPolicy onConflict = ConflictPolicy::Rename;
+    // complete: every chunk's receipt, by index (S3 lists the parts' ETags).
+    QList<QByteArray> receipts;
+    // the source's chunk checksums (hex, capabilities().chunkChecksum), when known: S3 checks
+    // the object's ETag against them.
+    QList<QByteArray> sourceChunkChecksums;
+};
+
+struct ChunkToSend {
+    int index = 0;
+    qint64 offset = 0;
+    qint64 length = 0;
+    QByteArray checksumHex; // capabilities().chunkChecksum of these bytes
+};
+
+// The client side of a wire protocol: builds each request of an upload and reads its answer into
+// a typed outcome. Stateless between calls (what an operation needs from one request to the next
+// travels in Exchange::state), so one instance serves every file and endpoint of a batch.
+// Ours (protocol/v1) is the first; S3 multipart (protocol/s3) the second.
+class UploadProtocol {
+public:
+    virtual ~UploadProtocol() = default;
+
+    virtual const ProtocolCapabilities &capabilities() const = 0;
+
+    // Is the endpoint there, and what does it say of itself? (The circuit breaker's re-check.)
+    virtual Exchange health(const Endpoint &endpoint) const = 0;
+    virtual Step<HealthOutcome> readHealth(const Endpoint &endpoint, const Exchange &sent,
+                                           const WireReply &reply) const = 0;
+    // Does a healthy endpoint take our credentials? Asked once before an upload, so a wrong
+    // token or key is said before any file is touched.
+    virtual Exchange credentialsCheck(const Endpoint &endpoint) const = 0;
+    virtual std::optional<ProtocolFailure> readCredentialsCheck(const Endpoint &endpoint,
+                                                                const WireReply &reply) const = 0;
+    // The server's upload for a file: found again by the file's key (what it holds comes back),
+    // or created.
+    virtual Exchange findOrCreate(const UploadContext &upload) const = 0;
+    virtual Step<AttachOutcome> readFindOrCreate(const UploadContext &upload, const Exchange &sent,
+                                                 const WireReply &reply) const = 0;
+    // What the server holds of an upload it has an id for.
+    virtual Exchange resumeQuery(const UploadContext &upload) const = 0;
+    virtual Step<AttachOutcome> readResumeQuery(const UploadContext &upload, const Exchange &sent,
+                                                const WireReply &reply) const = 0;
+    virtual Exchange sendChunk(const UploadContext &upload, const ChunkToSend &chunk) const = 0;
+    virtual Step<ChunkOutcome> readChunk(const UploadContext &upload, const Exchange &sent,
+                                         const WireReply &reply) const = 0;
+    virtual Exchange complete(const UploadContext &upload) const = 0;
+    virtual Step<FinishOutcome> readComplete(const UploadContext &upload, const Exchange &sent,
+                                             const WireReply &reply) const = 0;
+    // A file no bigger than one chunk, in one request; needs sha256Hex.
+    virtual Exchange sendWhole(const UploadContext &upload) const = 0;
+    virtual Step<FinishOutcome> readWhole(const UploadContext &upload, const Exchange &sent,
+                                          const WireReply &reply) const = 0;
+    virtual Exchange abort(const UploadContext &upload) const = 0;
+    virtual Step<AbortOutcome> readAbort(const UploadContext &upload, const Exchange &sent,
+                                         const WireReply &reply) const = 0;
+};
+
+} // namespace multilane

@@ -1,0 +1,37 @@
+#pragma once
+
+#include "ConflictPolicy.h"
+#include "Endpoint.h"
+#include "SourceFile.h"
+
+#include <QByteArray>
+#include <QHash>
+#include <QList>
+#include <QString>
+
+namespace multilane {
+
+// One `multilane upload` invocation (or one set of files added in the window): where and how it
+// sent, so a resume sends the same way.
+struct JournalBatch {
+    QString id;
+    qint64 createdMs = 0; // ms since the epoch
+    QList<Endpoint> endpoints;
+    int connections = 0;  // as given with --connections; 0: self-tuned
+    qint64 chunkSize = 0; // as given with --chunk-size; 0: measured (automatic)
+    ConflictPolicy onConflict = ConflictPolicy::Rename;
+    QString destination; // the destination prefix the user gave, '/'-separated
+};
+
+// One unfinished file and what a server already acknowledged of it.
+struct JournalFile {
+    QString batchId;
+    QString key; // ResumeJournal::keyFor(source)
+    SourceFile source;
+    QString uploadId; // empty until a server accepted the create
+    qint64 chunkSize = 0;
+    QList<int> acknowledgedChunks;   // sorted, unique
+    QHash<int, QByteArray> receipts; // chunk -> the server's receipt (ours: XXH3; S3: ETag)
+};
+
+} // namespace multilane

@@ -1,0 +1,38 @@
+#pragma once
+
+#include "EndpointPool.h"
+#include "WireMessage.h"
+
+#include <QObject>
+
+namespace multilane {
+
+// One request on its way. finished() comes exactly once, also after abort(); reply() is valid
+// from then on. The caller owns the call and deletes it (deleteLater) once it has read it.
+class WireCall : public QObject {
+    Q_OBJECT
+public:
+    using QObject::QObject;
+    virtual void abort() = 0;
+    virtual const WireReply &reply() const = 0;
+
+Q_SIGNALS:
+    void bytesSent(qint64 total); // of the request body, handed on so far
+    void finished();
+};
+
+// How the engine's requests reach the network, handed to the scheduler so its state machine can
+// be driven in-process by a fake. A lease's lane is one connection pool of its endpoint (Qt 6.4
+// opens at most six connections per host and manager); lane ControlLane carries the small
+// requests of health checks beside the data lanes.
+class WireTransport {
+public:
+    static constexpr int ControlLane = -1;
+
+    virtual ~WireTransport() = default;
+    virtual WireCall *send(const EndpointLease &lease, const WireRequest &request) = 0;
+    // Closes kept-alive connections that carry nothing now (a paused transfer holds none).
+    virtual void closeIdleConnections() = 0;
+};
+
+} // namespace multilane
