@@ -252,9 +252,11 @@ cmd_restart_gateway() {
     local endpoint port pid
     endpoint=$(grep "^CEPH_S3_ENDPOINT_$index=" "$dir/env" | cut -d= -f2-) || die "no gateway $index"
     port=${endpoint##*:}
-    pid=$(cat "$dir/run/client.rgw.gw$index.pid")
-    kill -KILL "$pid"
-    while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+    pid=$(cat "$dir/run/client.rgw.gw$index.pid" 2>/dev/null || true)
+    if [[ -n $pid ]]; then
+        kill -KILL "$pid" 2>/dev/null || true
+        while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+    fi
     local before=$EPOCHREALTIME
     start_gateway "$dir" "$index" "$port"
     wait_for_gateway "$dir" "$port"

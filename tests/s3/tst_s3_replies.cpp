@@ -334,6 +334,9 @@ private Q_SLOTS:
             << part << 400 << QByteArray("RequestTimeout") << int(Kind::Retry) << "for now";
         QTest::newRow("region") << part << 400 << QByteArray("AuthorizationHeaderMalformed")
                                 << int(Kind::WrongRegion) << "region";
+        QTest::newRow("copy precondition")
+            << int(S3Operation::CopyObject) << 412 << QByteArray("PreconditionFailed") << int(Kind::Fatal)
+            << "changed since";
         QTest::newRow("quota") << part << 403 << QByteArray("QuotaExceeded") << int(Kind::Fatal) << "quota";
         QTest::newRow("unknown 4xx") << part << 400 << QByteArray("Whatever") << int(Kind::Fatal)
                                      << "Whatever";

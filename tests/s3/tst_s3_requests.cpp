@@ -165,7 +165,13 @@ private Q_SLOTS:
         QCOMPARE(copy.header("x-amz-metadata-directive"), QByteArray("REPLACE"));
         QCOMPARE(copy.header("x-amz-meta-sha256"), QByteArray("def"));
         QCOMPARE(copy.header("Content-Length"), QByteArray("0"));
+        QVERIFY(copy.header("x-amz-copy-source-if-match").isNull());
         verifySignature(copy);
+        const S3Request guarded =
+            requests.copyObjectReplacingMetadata(Gateway, QStringLiteral("in/a"), {"def", {}}, "ABC-2");
+        QCOMPARE(guarded.header("x-amz-copy-source-if-match"), QByteArray("\"abc-2\""));
+        QVERIFY(guarded.header("Authorization").contains("x-amz-copy-source-if-match"));
+        verifySignature(guarded);
     }
 
     void sessionTokenAndClockOffset()

@@ -136,6 +136,11 @@ std::optional<Verdict> byCode(const S3RequestContext &context, const S3ErrorBody
         return Verdict{Kind::WrongRegion, QStringLiteral("says bucket '%1' is elsewhere").arg(context.bucket),
                        todo};
     }
+    if (code == QLatin1String("PreconditionFailed"))
+        return Verdict{
+            Kind::Fatal,
+            QStringLiteral("did not copy %1: it changed since it was checked").arg(subject(context)),
+            QStringLiteral("upload it again")};
     if (code == QLatin1String("QuotaExceeded"))
         return Verdict{
             Kind::Fatal,

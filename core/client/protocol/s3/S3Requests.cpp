@@ -192,7 +192,8 @@ S3Request S3Requests::headObject(const QUrl &endpoint, const QString &key) const
 }
 
 S3Request S3Requests::copyObjectReplacingMetadata(const QUrl &endpoint, const QString &key,
-                                                  const S3ObjectMetadata &metadata) const
+                                                  const S3ObjectMetadata &metadata,
+                                                  const QByteArray &ifMatchEtag) const
 {
     // x-amz-copy-source is bucket/key, URL-encoded like a path.
     const QByteArray source =
@@ -204,6 +205,8 @@ S3Request S3Requests::copyObjectReplacingMetadata(const QUrl &endpoint, const QS
                 {{"x-amz-copy-source", source}, {"x-amz-metadata-directive", "REPLACE"}},
                 {},
                 {}};
+    if (!ifMatchEtag.isEmpty())
+        draft.headers.append({"x-amz-copy-source-if-match", S3Etag::quoted(ifMatchEtag)});
     addMetadata(draft.headers, metadata);
     return finish(endpoint, std::move(draft));
 }

@@ -56,9 +56,12 @@ public:
                         const S3ObjectMetadata &metadata) const;
     S3Request headObject(const QUrl &endpoint, const QString &key) const;
     // Copies the object onto itself with new metadata (x-amz-metadata-directive: REPLACE): the
-    // way to attach a SHA-256 learnt only after the upload (see docs/s3.md for its cost).
+    // way to attach a SHA-256 learnt only after the upload (docs/s3.md has its cost). With
+    // ifMatchEtag the copy happens only while the object still has that ETag (else 412), so the
+    // hash never lands on bytes someone else wrote since they were verified.
     S3Request copyObjectReplacingMetadata(const QUrl &endpoint, const QString &key,
-                                          const S3ObjectMetadata &metadata) const;
+                                          const S3ObjectMetadata &metadata,
+                                          const QByteArray &ifMatchEtag = {}) const;
 
 private:
     struct Draft {
