@@ -24,6 +24,15 @@ enum class TransferState {
 QString transferStateName(TransferState state);
 bool isTerminal(TransferState state);
 
+// What an earlier run left of a file's upload (the resume journal): its server-side id, chunk
+// size and the receipts of what was acknowledged. A protocol that finds uploads only by id asks
+// the server what it holds of this one before creating another.
+struct KnownUpload {
+    QString uploadId;
+    qint64 chunkSize = 0;
+    QHash<int, QByteArray> receipts;
+};
+
 // A chunk whose checksum is known and that can be sent.
 struct ReadyChunk {
     int index = 0;
@@ -105,6 +114,7 @@ public:
     // Flags the scheduler uses to pick the next request for this job.
     bool paused = false;
     bool needsCreate = false;
+    KnownUpload known;            // from the journal: asked about before anything is created
     bool requestInFlight = false; // create / complete / single PUT / abort
     bool waitingForHashToCompare = false;
     bool rehashingForHeldChunks = false; // the receiver kept another chunk size: hashing again

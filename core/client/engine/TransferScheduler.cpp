@@ -64,10 +64,18 @@ TransferScheduler::~TransferScheduler()
     }
 }
 
-void TransferScheduler::addFiles(const QList<SourceFile> &files)
+void TransferScheduler::addFiles(const QList<SourceFile> &files, const QList<KnownUpload> &known)
 {
-    for (const SourceFile &file : files)
-        m_jobs.add(file, chunkSizeFor(file));
+    for (qsizetype i = 0; i < files.size(); ++i) {
+        const int id = m_jobs.add(files.at(i), chunkSizeFor(files.at(i)));
+        if (i < known.size() && !known.at(i).uploadId.isEmpty() &&
+            m_services.protocol->capabilities().resumesByQuery) {
+            TransferJob &job = m_jobs.job(id);
+            job.known = known.at(i);
+            if (job.known.chunkSize > 0)
+                job.setRequestedChunkSize(job.known.chunkSize); // the parts already sent have this size
+        }
+    }
     m_jobs.orderNewFiles();
     if (m_started) {
         if (m_finished)
@@ -313,6 +321,13 @@ bool TransferScheduler::dispatchCreate(const EndpointLease &lease)
     if (!job)
         return false;
     job->requestInFlight = true;
+    if (!job->known.uploadId.isEmpty()) {
+        // Known from an earlier run: what does the server hold of it?
+        UploadContext context = contextFor(*job, lease);
+        context.uploadId = job->known.uploadId;
+        send({RequestKind::Query, job->id(), -1, {}, {}, lease, m_services.protocol->resumeQuery(context)});
+        return true;
+    }
     send({RequestKind::Create,
           job->id(),
           -1,

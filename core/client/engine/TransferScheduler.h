@@ -29,7 +29,8 @@ public:
                       QObject *parent = nullptr);
     ~TransferScheduler() override;
 
-    void addFiles(const QList<SourceFile> &files);
+    // known: per file (same order; may be shorter), what an earlier run left of its upload.
+    void addFiles(const QList<SourceFile> &files, const QList<KnownUpload> &known = {});
     // The OS says the network came back (ReachabilityHint): check the endpoints that are out now.
     void networkReachable() { m_monitor.networkReachable(); }
     // The link was measured again (the network changed under the upload): files not started yet
@@ -79,7 +80,7 @@ Q_SIGNALS:
     void finished();
 
 private:
-    enum class RequestKind { Create, Chunk, Complete, Single, Abort };
+    enum class RequestKind { Create, Query, Chunk, Complete, Single, Abort };
     struct InFlight {
         RequestKind kind = RequestKind::Create;
         int job = -1;

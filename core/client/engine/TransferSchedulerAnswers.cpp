@@ -115,9 +115,20 @@ void TransferScheduler::handleAnswer(TransferJob &job, InFlight &request, const 
         }
     };
     switch (request.kind) {
-    case RequestKind::Create: {
-        const Step<AttachOutcome> step = protocol.readFindOrCreate(context, request.exchange, reply);
-        if (const ProtocolFailure *failure = settle(step))
+    case RequestKind::Create:
+    case RequestKind::Query: {
+        const bool query = request.kind == RequestKind::Query;
+        UploadContext asked = context;
+        if (query)
+            asked.uploadId = job.known.uploadId;
+        const Step<AttachOutcome> step = query ? protocol.readResumeQuery(asked, request.exchange, reply)
+                                               : protocol.readFindOrCreate(asked, request.exchange, reply);
+        const ProtocolFailure *failure = settle(step);
+        if (failure && query && failure->kind == FailureKind::Recreate && !isTerminal(job.state())) {
+            // The server no longer has it (aborted, expired, completed): start a new one.
+            job.known = {};
+            job.requestInFlight = false;
+        } else if (failure)
             fail(*failure);
         else if (const AttachOutcome *outcome = step.outcome(); outcome && !isTerminal(job.state()))
             onCreateAnswer(job, *outcome);
@@ -167,6 +178,7 @@ void TransferScheduler::onCreateAnswer(TransferJob &job, const AttachOutcome &ou
                      held);
     m_bytesAcknowledged += job.acknowledgedBytes();
     job.needsCreate = false;
+    job.known = {};
     Q_EMIT uploadAttached(job.id());
     job.existingSha256 = outcome.existingSha256;
     // Same size as a file already there: hold the chunks until our hash says whether it is ours.
@@ -267,6 +279,7 @@ void TransferScheduler::putBack(TransferJob &job, const InFlight &request)
         job.setState(TransferState::Preparing);
         return;
     case RequestKind::Create:
+    case RequestKind::Query:
     case RequestKind::Abort:
         job.requestInFlight = false;
         return;

@@ -23,8 +23,11 @@ struct ProtocolCapabilities {
     ChunkChecksumKind chunkChecksum = ChunkChecksumKind::Xxh3;
     bool serverVerifiesFile = true;   // the server checks the whole file's SHA-256 at complete
     bool serverFixesChunkSize = true; // a resumed upload keeps the chunk size its server chose
-    bool hasProbeRoute = false;       // PUT /v1/discard for the link probe and the speed test
-    qint64 maxSingleRequest = 0;      // the largest whole-file request; 0: no limit
+    // The server finds an unfinished upload by its id only (S3): a resumed file's known upload
+    // is asked about with resumeQuery before find-or-create. Ours finds it by the file's key.
+    bool resumesByQuery = false;
+    bool hasProbeRoute = false;  // PUT /v1/discard for the link probe and the speed test
+    qint64 maxSingleRequest = 0; // the largest whole-file request; 0: no limit
 };
 
 // One file's upload as a protocol needs to see it for any of its requests.
