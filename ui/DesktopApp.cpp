@@ -59,10 +59,11 @@ int DesktopApp::run(QApplication &app)
                 .arg(*problem);
         m_journal.reset();
     }
-    m_controller = std::make_unique<TransferController>(*m_settings, m_journal.get());
     m_reachability = std::make_unique<ReachabilityHint>(ReachabilityHint::systemBackend());
+    m_controller = std::make_unique<TransferController>(*m_settings, m_journal.get(), m_reachability.get());
+    // Uploads under way follow the network themselves; the status bar's figures follow it here.
     QObject::connect(m_reachability.get(), &ReachabilityHint::networkReturned, m_controller.get(),
-                     &TransferController::networkReturned);
+                     &TransferController::measureLink);
     QObject::connect(m_reachability.get(), &ReachabilityHint::networkChanged, m_controller.get(),
                      &TransferController::measureLink);
     m_window = std::make_unique<MainWindow>(*m_settings, tokens, *m_controller, m_journalProblem);

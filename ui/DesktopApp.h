@@ -29,8 +29,8 @@ private:
     std::unique_ptr<TokenStore> m_fileTokens;
     std::unique_ptr<TokenStore> m_tokens;
     std::unique_ptr<ResumeJournal> m_journal;
+    std::unique_ptr<ReachabilityHint> m_reachability; // outlives the controller's uploads
     std::unique_ptr<TransferController> m_controller;
-    std::unique_ptr<ReachabilityHint> m_reachability;
     std::unique_ptr<MainWindow> m_window;
     QString m_journalProblem;
 };

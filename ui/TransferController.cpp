@@ -4,12 +4,10 @@
 #include "ByteSize.h"
 #include "NetworkManagers.h"
 #include "ResumeJournal.h"
+#include "ResumePlan.h"
 #include "SettingsStore.h"
 #include "SourceScanner.h"
 #include "UploadSession.h"
-
-#include <QDateTime>
-#include <QFileInfo>
 
 namespace multilane {
 
@@ -21,10 +19,12 @@ static QList<QUrl> urlsOf(const QList<Endpoint> &endpoints)
     return urls;
 }
 
-TransferController::TransferController(SettingsStore &settings, ResumeJournal *journal, QObject *parent)
+TransferController::TransferController(SettingsStore &settings, ResumeJournal *journal,
+                                       ReachabilityHint *reachability, QObject *parent)
     : QObject(parent)
     , m_settings(settings)
     , m_journal(journal)
+    , m_reachability(reachability)
 {}
 
 TransferController::~TransferController() = default;
@@ -54,12 +54,27 @@ TransferOptions TransferController::currentOptions() const
     return options;
 }
 
+UploadPlan TransferController::currentPlan() const
+{
+    const UserSettings &s = m_settings.values();
+    UploadPlan plan;
+    plan.endpoints = s.enabledEndpoints();
+    plan.transfer = currentOptions();
+    plan.connectionsFixed = s.connections > 0;
+    plan.autoChunkSize = s.chunkSizeAuto;
+    plan.destination = s.destination;
+    // The window waits for receivers that do not answer yet, as it does when they stop later.
+    plan.unreachableAtStart = UploadPlan::Unreachable::Wait;
+    if (s.chunkSizeAuto && m_link && m_linkEndpoints == urlsOf(plan.endpoints))
+        plan.knownLink = m_link;
+    return plan;
+}
+
 TransferController::AddResult TransferController::addPaths(const QStringList &paths)
 {
     AddResult result;
     const UserSettings &s = m_settings.values();
-    const QList<Endpoint> endpoints = s.enabledEndpoints();
-    if (endpoints.isEmpty()) {
+    if (s.enabledEndpoints().isEmpty()) {
         result.errors.append(
             tr("No endpoint is set up: add one in Settings → Endpoints, then add the files again."));
         return result;
@@ -69,30 +84,10 @@ TransferController::AddResult TransferController::addPaths(const QStringList &pa
     result.files = int(scan.files.size());
     if (scan.files.isEmpty())
         return result;
-
-    const TransferOptions options = currentOptions();
-    QString batchId;
-    if (m_journal) {
-        JournalBatch batch;
-        batch.createdMs = QDateTime::currentMSecsSinceEpoch();
-        batch.endpoints = endpoints;
-        batch.connections = s.connections;
-        batch.chunkSize = options.spreadFilesOverConnections ? 0 : options.chunkSize; // 0: measured
-        batch.onConflict = options.onConflict;
-        batch.destination = s.destination;
-        batchId = m_journal->addBatch(batch);
-        for (const SourceFile &file : scan.files)
-            m_journal->addFile(batchId, file);
-    }
-    startFiles(sessionFor(endpoints, options), scan.files, batchId, !s.startOnDrop);
+    UploadSession &session = sessionFor(currentPlan());
+    const int first = session.addFiles(scan.files, !s.startOnDrop);
+    Q_EMIT jobsAdded(&session, first, int(scan.files.size()));
     return result;
-}
-
-void TransferController::networkReturned()
-{
-    for (const auto &session : m_sessions)
-        session->scheduler().networkReachable();
-    measureLink();
 }
 
 void TransferController::measureLink()
@@ -114,11 +109,6 @@ void TransferController::measureLink()
             [this, endpoints, done](const LinkEstimate &estimate) {
                 m_link = estimate;
                 m_linkEndpoints = urlsOf(endpoints);
-                // Uploads under way to these endpoints follow the new figures too.
-                for (const auto &session : m_sessions) {
-                    if (urlsOf(session->endpoints()) == m_linkEndpoints)
-                        session->scheduler().adaptTo(estimate);
-                }
                 done({});
             });
     connect(m_probe.get(), &BandwidthProbe::failed, this, [done](const QString &why) { done(why); });
@@ -126,27 +116,30 @@ void TransferController::measureLink()
     Q_EMIT linkChanged();
 }
 
-UploadSession &TransferController::sessionFor(const QList<Endpoint> &endpoints,
-                                              const TransferOptions &options)
+UploadSession &TransferController::sessionFor(const UploadPlan &plan)
 {
-    if (!m_sessions.empty() && m_sessions.back()->accepts(endpoints, options))
+    if (!m_sessions.empty() && m_sessions.back()->accepts(plan))
         return *m_sessions.back();
-    auto session = std::make_unique<UploadSession>(endpoints, options, m_journal);
+    auto session = std::make_unique<UploadSession>(plan, m_journal, m_reachability);
     UploadSession *raw = session.get();
     TransferScheduler &scheduler = raw->scheduler();
     connect(&scheduler, &TransferScheduler::jobsChanged, this,
             [this, raw](const QList<int> &jobs) { Q_EMIT jobsChanged(raw, jobs); });
     connect(&scheduler, &TransferScheduler::progressChanged, this, [this] { Q_EMIT progressChanged(); });
-    connect(&scheduler, &TransferScheduler::onlineChanged, this, [this](bool online) {
-        Q_EMIT onlineChanged(isOnline());
-        if (online)
-            measureLink(); // back after every endpoint was out: maybe another network
-    });
+    connect(&scheduler, &TransferScheduler::onlineChanged, this,
+            [this] { Q_EMIT onlineChanged(isOnline()); });
     connect(&scheduler, &TransferScheduler::warning, this,
             [this](int, const QString &message) { Q_EMIT warning(message); });
+    connect(&raw->run(), &UploadRun::endpointProblem, this,
+            [this](int, const QString &message) { Q_EMIT warning(message); });
+    // The run measured again after a network change: the status bar shows it, and new uploads
+    // to these endpoints use it.
+    connect(&raw->run(), &UploadRun::linkRemeasured, this, [this, raw](const LinkEstimate &estimate) {
+        m_link = estimate;
+        m_linkEndpoints = urlsOf(raw->endpoints());
+        Q_EMIT linkChanged();
+    });
     connect(&scheduler, &TransferScheduler::finished, this, [this, raw] {
-        if (m_journal)
-            m_journal->flush();
         const TransferProgress p = raw->scheduler().progress();
         const int sent = p.filesDone + p.filesSkipped;
         const bool failed = p.filesFailed > 0;
@@ -159,13 +152,6 @@ UploadSession &TransferController::sessionFor(const QList<Endpoint> &endpoints,
         scheduler.pause();
     m_sessions.push_back(std::move(session));
     return *raw;
-}
-
-void TransferController::startFiles(UploadSession &session, const QList<SourceFile> &files,
-                                    const QString &batchId, bool held)
-{
-    const int first = session.addFiles(files, batchId, held);
-    Q_EMIT jobsAdded(&session, first, int(files.size()));
 }
 
 int TransferController::unfinishedFiles() const
@@ -185,40 +171,20 @@ qint64 TransferController::unfinishedBytes() const
 
 QStringList TransferController::resumeUnfinished()
 {
-    QStringList problems;
     if (!m_journal)
-        return problems;
-    const ResumeJournal::Snapshot snapshot = m_journal->state();
-    for (const JournalBatch &batch : snapshot.batches) {
-        QList<SourceFile> files;
-        for (const JournalFile &file : snapshot.files) {
-            if (file.batchId != batch.id)
-                continue;
-            const QFileInfo info(file.source.localPath);
-            // A changed file would be refused by the receiver's checksums: say so and drop it,
-            // like `multilane resume` does without --on-change restart.
-            if (!info.isFile() || info.size() != file.source.size ||
-                info.lastModified().toMSecsSinceEpoch() != file.source.mtimeMs) {
-                problems.append(tr("%1 is gone or changed since its upload started; it was not resumed")
-                                    .arg(file.source.localPath));
-                m_journal->endFile(file.key);
-                continue;
-            }
-            files.append(file.source);
-        }
-        if (files.isEmpty())
-            continue;
-        TransferOptions options = currentOptions();
-        if (batch.chunkSize > 0) { // fixed by the user when the files were added
-            options.chunkSize = batch.chunkSize;
-            options.spreadFilesOverConnections = false;
-        }
-        options.onConflict = batch.onConflict;
-        if (batch.connections > 0)
-            options.connections = batch.connections;
-        startFiles(sessionFor(batch.endpoints, options), files, batch.id, false);
+        return {};
+    ResumePlan::Options options;
+    options.transfer = currentOptions();
+    options.unreachableAtStart = UploadPlan::Unreachable::Wait;
+    const ResumePlan plan(*m_journal, options);
+    for (const QString &notice : plan.notices())
+        Q_EMIT warning(notice);
+    for (const ResumePlan::Batch &batch : plan.batches()) {
+        UploadSession &session = sessionFor(batch.plan);
+        const int first = session.addResumed(batch);
+        Q_EMIT jobsAdded(&session, first, int(batch.files.size()));
     }
-    return problems;
+    return plan.problems();
 }
 
 void TransferController::discardUnfinished()

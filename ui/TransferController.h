@@ -2,6 +2,7 @@
 
 #include "LinkEstimate.h"
 #include "TransferScheduler.h"
+#include "UploadPlan.h"
 #include "UserSettings.h"
 
 #include <QObject>
@@ -14,17 +15,21 @@ namespace multilane {
 
 class BandwidthProbe;
 class NetworkManagers;
+class ReachabilityHint;
 class ResumeJournal;
 class SettingsStore;
 class UploadSession;
 
-// What the window asks of the engine: turns dropped paths into uploads with the current
-// settings, runs them in sessions, and sums their progress for the status bar and the tray.
+// What the window asks of the engine: turns dropped paths into upload plans from the current
+// settings, runs them in sessions (each an UploadRun, the flow the command line runs too), and
+// sums their progress for the status bar and the tray.
 class TransferController : public QObject {
     Q_OBJECT
 public:
     // journal may be null (another process holds it): uploads then cannot be resumed after a crash.
-    TransferController(SettingsStore &settings, ResumeJournal *journal, QObject *parent = nullptr);
+    // reachability may be null (no system network hints).
+    TransferController(SettingsStore &settings, ResumeJournal *journal,
+                       ReachabilityHint *reachability = nullptr, QObject *parent = nullptr);
     ~TransferController() override;
 
     struct AddResult {
@@ -48,14 +53,12 @@ public:
     bool isPaused() const { return m_paused; }
     bool isBusy() const; // something is not finished yet
     bool isOnline() const;
-    // The OS says the network came back: every session checks its lost endpoints now, and the
-    // link is measured again (it may be another network).
-    void networkReturned();
     // Measures the link to the enabled endpoints in the background (about a second of probe
-    // downloads); with "auto" chunk size, uploads added afterwards use the chunk size it gives,
-    // and uploads under way to those endpoints adapt (TransferScheduler::adaptTo). Also run when
-    // the network changes or a session is back online. Does nothing while a measurement runs or
-    // no endpoint is set up.
+    // uploads), for the status bar and, with "auto" chunk size, for the uploads added afterwards
+    // (which then need no probe of their own). Run at start, when the endpoints or the network
+    // change. Uploads under way measure again by themselves when the network changes
+    // (UploadRun); their figures land here too. Does nothing while a measurement runs or no
+    // endpoint is set up.
     void measureLink();
     bool isMeasuringLink() const { return m_probe != nullptr; }
     // The last measurement of the current endpoints, if any.
@@ -64,6 +67,8 @@ public:
     // "host:port" and the connections open to it now, over every running session.
     QList<QPair<QString, int>> connectionsPerEndpoint() const;
     TransferOptions currentOptions() const;
+    // What files added now would be sent with.
+    UploadPlan currentPlan() const;
     const std::vector<std::unique_ptr<UploadSession>> &sessions() const { return m_sessions; }
 
 Q_SIGNALS:
@@ -80,12 +85,11 @@ Q_SIGNALS:
     void linkChanged(const QString &failed = {});
 
 private:
-    UploadSession &sessionFor(const QList<Endpoint> &endpoints, const TransferOptions &options);
-    void startFiles(UploadSession &session, const QList<SourceFile> &files, const QString &batchId,
-                    bool held);
+    UploadSession &sessionFor(const UploadPlan &plan);
 
     SettingsStore &m_settings;
     ResumeJournal *m_journal;
+    ReachabilityHint *m_reachability;
     std::vector<std::unique_ptr<UploadSession>> m_sessions;
     bool m_paused = false;
     std::unique_ptr<NetworkManagers> m_probeManagers;

@@ -169,8 +169,8 @@ Result parse(const QStringList &arguments)
     } else if (command == QLatin1String("resume")) {
         parser.setApplicationDescription(
             QStringLiteral("Continue every unfinished upload from the journal."));
-        parser.addOptions(
-            {help, json, quiet, stateDir, maxOffline, stallTimeout, onChange, token, caFile, pinSha256});
+        parser.addOptions({help, json, quiet, stateDir, maxOffline, stallTimeout, onChange, token, caFile,
+                           pinSha256, limitRate});
     } else {
         parser.setApplicationDescription(QStringLiteral("List unfinished uploads."));
         parser.addOptions({help, json, stateDir});
@@ -188,6 +188,12 @@ Result parse(const QStringList &arguments)
 
     UploadRequest &request = result.upload;
     request.json = parser.isSet(json);
+    if (command == QLatin1String("status")) {
+        // Only what `status` defines: asking the parser of any other option makes Qt complain.
+        request.stateDir = parser.value(stateDir);
+        result.command = Command::Status;
+        return result;
+    }
     if (parser.isSet(pinSha256)) {
         const Parsed<QByteArray> pin = EndpointParser::pinFromHex(parser.value(pinSha256));
         if (!pin.value)
@@ -204,10 +210,6 @@ Result parse(const QStringList &arguments)
     request.speedTest = command == QLatin1String("speedtest");
     if (!isProbe)
         request.stateDir = parser.value(stateDir);
-    if (command == QLatin1String("status")) {
-        result.command = Command::Status;
-        return result;
-    }
     request.quiet = !isProbe && parser.isSet(quiet);
     if (!isProbe && parser.isSet(maxOffline)) {
         const std::optional<qint64> ms = parseDuration(parser.value(maxOffline));
@@ -223,6 +225,15 @@ Result parse(const QStringList &arguments)
             return usageError(QStringLiteral("--stall-timeout takes a duration from 1s to 1h, not '%1'")
                                   .arg(parser.value(stallTimeout)));
         request.transfer.transferTimeoutMs = int(*ms);
+    }
+    if (!isProbe && parser.isSet(limitRate)) {
+        const std::optional<qint64> rate = ByteSize::parse(parser.value(limitRate));
+        if (!rate || *rate < 1024)
+            return usageError(
+                QStringLiteral("--limit-rate takes a rate of at least 1K (bytes per second), e.g. 5M, "
+                               "not '%1'")
+                    .arg(parser.value(limitRate)));
+        request.transfer.limitBytesPerSecond = double(*rate);
     }
     if (command == QLatin1String("resume")) {
         result.command = Command::Resume;
@@ -325,15 +336,6 @@ Result parse(const QStringList &arguments)
         return usageError(
             QStringLiteral("--order takes throughput or files, not '%1'").arg(parser.value(order)));
     request.transfer.filesInOrder = parser.value(order) == QLatin1String("files");
-    if (parser.isSet(limitRate)) {
-        const std::optional<qint64> rate = ByteSize::parse(parser.value(limitRate));
-        if (!rate || *rate < 1024)
-            return usageError(
-                QStringLiteral("--limit-rate takes a rate of at least 1K (bytes per second), e.g. 5M, "
-                               "not '%1'")
-                    .arg(parser.value(limitRate)));
-        request.transfer.limitBytesPerSecond = double(*rate);
-    }
     return result;
 }
 

@@ -4,8 +4,6 @@
 #include "ResumeJournal.h"
 #include "UploadCommand.h"
 
-#include <QDateTime>
-#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -14,13 +12,14 @@
 namespace multilane {
 
 ResumeCommand::ResumeCommand(const UploadRequest &options, ResumeJournal &journal, QFile &out, QFile &err,
-                             bool errIsTerminal, QObject *parent)
+                             bool errIsTerminal, ReachabilityHint *reachability, QObject *parent)
     : QObject(parent)
     , m_options(options)
     , m_journal(journal)
     , m_out(out)
     , m_err(err)
     , m_errIsTerminal(errIsTerminal)
+    , m_reachability(reachability)
 {}
 
 ResumeCommand::~ResumeCommand() = default;
@@ -29,8 +28,21 @@ void ResumeCommand::start()
 {
     for (const QString &warning : m_journal.state().warnings)
         m_err.write(QStringLiteral("warning: %1\n").arg(warning).toUtf8());
-    m_batches = m_journal.state().batches;
-    if (m_batches.isEmpty())
+    ResumePlan::Options options;
+    options.transfer = m_options.transfer;
+    options.tokenOverride = m_options.tokenOverride;
+    options.caFile = m_options.caFile;
+    options.pinSha256 = m_options.pinSha256;
+    options.restartChangedFiles = m_options.restartChangedFiles;
+    const ResumePlan plan(m_journal, options);
+    for (const QString &problem : plan.problems())
+        m_err.write(QStringLiteral("error: %1\n").arg(problem).toUtf8());
+    for (const QString &notice : plan.notices())
+        m_err.write(QStringLiteral("%1\n").arg(notice).toUtf8());
+    if (!plan.problems().isEmpty())
+        m_worstExit = 1;
+    m_batches = plan.batches();
+    if (m_batches.isEmpty() && plan.problems().isEmpty())
         m_err.write("nothing to resume: every upload has finished\n");
     runNextBatch();
 }
@@ -42,29 +54,6 @@ void ResumeCommand::interrupt()
         m_current->interrupt();
 }
 
-UploadRequest ResumeCommand::requestFor(const JournalBatch &batch) const
-{
-    UploadRequest request = m_options;
-    request.endpoints = batch.endpoints;
-    for (Endpoint &endpoint : request.endpoints) {
-        if (endpoint.token.isEmpty())
-            endpoint.token = m_options.tokenOverride;
-    }
-    // The file was readable when the command line was parsed; an error here is a race at worst,
-    // and leaves the endpoint on the system CAs, where the TLS error says what to do.
-    EndpointParser::applyTlsDefaults(request.endpoints, m_options.caFile, m_options.pinSha256);
-    request.destination = batch.destination;
-    // A --chunk-size given to the upload holds for its resume; an automatic one is measured again
-    // (it used to be measured again either way: the probe overrode a chunk size the user fixed).
-    request.autoChunkSize = batch.chunkSize <= 0;
-    request.transfer.chunkSize = batch.chunkSize > 0 ? batch.chunkSize : request.transfer.chunkSize;
-    request.transfer.onConflict = batch.onConflict;
-    request.connectionsFixed = batch.connections > 0;
-    request.transfer.connections =
-        batch.connections > 0 ? batch.connections : 4 * int(batch.endpoints.size());
-    return request;
-}
-
 void ResumeCommand::runNextBatch()
 {
     m_current.reset();
@@ -72,50 +61,15 @@ void ResumeCommand::runNextBatch()
         QTimer::singleShot(0, this, [this] { Q_EMIT finished(m_worstExit); });
         return;
     }
-    const JournalBatch batch = m_batches.takeFirst();
-    QList<SourceFile> files;
-    for (const JournalFile &file : m_journal.state().files) {
-        if (file.batchId != batch.id)
-            continue;
-        const QFileInfo info(file.source.localPath);
-        SourceFile source = file.source;
-        if (!info.isFile()) {
-            m_err.write(
-                QStringLiteral("error: %1 is gone; its upload is dropped\n").arg(source.localPath).toUtf8());
-            m_journal.endFile(file.key);
-            m_worstExit = std::max(m_worstExit, 1);
-            continue;
-        }
-        if (info.size() != source.size || info.lastModified().toMSecsSinceEpoch() != source.mtimeMs) {
-            if (!m_options.restartChangedFiles) {
-                m_err.write(QStringLiteral("error: %1 changed since its upload started; not resumed "
-                                           "(--on-change restart sends it again from zero)\n")
-                                .arg(source.localPath)
-                                .toUtf8());
-                m_journal.endFile(file.key);
-                m_worstExit = std::max(m_worstExit, 1);
-                continue;
-            }
-            m_err.write(QStringLiteral("%1 changed since its upload started; sending it again from zero\n")
-                            .arg(source.localPath)
-                            .toUtf8());
-            source.size = info.size();
-            source.mtimeMs = info.lastModified().toMSecsSinceEpoch();
-            m_journal.addFile(batch.id, source); // a new key for the receiver: a fresh upload
-        }
-        files.append(source);
-    }
-    if (files.isEmpty()) {
-        runNextBatch();
-        return;
-    }
-    m_current = std::make_unique<UploadCommand>(requestFor(batch), &m_journal, m_out, m_err, m_errIsTerminal);
+    const ResumePlan::Batch batch = m_batches.takeFirst();
+    m_current =
+        std::make_unique<UploadCommand>(m_options, &m_journal, m_out, m_err, m_errIsTerminal, m_reachability);
     connect(m_current.get(), &UploadCommand::finished, this, [this](int exitCode) {
         m_worstExit = std::max(m_worstExit, exitCode);
         // Delete the finished command outside its own signal.
         QTimer::singleShot(0, this, &ResumeCommand::runNextBatch);
     });
-    m_current->startResumed(files, batch.id);
+    m_current->startResumed(batch);
 }
 
 int ResumeCommand::printStatus(const ResumeJournal &journal, bool json, QFile &out, QFile &err)

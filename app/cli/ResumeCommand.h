@@ -1,6 +1,7 @@
 #pragma once
 
 #include "CommandLine.h"
+#include "ResumePlan.h"
 
 #include <QFile>
 #include <QList>
@@ -9,9 +10,9 @@
 
 namespace multilane {
 
+class ReachabilityHint;
 class ResumeJournal;
 class UploadCommand;
-struct JournalBatch;
 
 // `multilane resume`: continues every unfinished upload in the journal, one recorded batch after
 // the other, each with the endpoints and options it was started with. A source file that changed
@@ -20,12 +21,15 @@ struct JournalBatch;
 class ResumeCommand : public QObject {
     Q_OBJECT
 public:
+    // reachability may be null: the system's network hints are used.
     ResumeCommand(const UploadRequest &options, ResumeJournal &journal, QFile &out, QFile &err,
-                  bool errIsTerminal, QObject *parent = nullptr);
+                  bool errIsTerminal, ReachabilityHint *reachability = nullptr, QObject *parent = nullptr);
     ~ResumeCommand() override;
 
     void start();
     void interrupt();
+    // The batch being sent now (null between batches).
+    const UploadCommand *current() const { return m_current.get(); }
 
     // `multilane status`: what is unfinished, as text or JSON. Returns the exit code.
     static int printStatus(const ResumeJournal &journal, bool json, QFile &out, QFile &err);
@@ -35,14 +39,14 @@ Q_SIGNALS:
 
 private:
     void runNextBatch();
-    UploadRequest requestFor(const JournalBatch &batch) const;
 
     UploadRequest m_options;
     ResumeJournal &m_journal;
     QFile &m_out;
     QFile &m_err;
     bool m_errIsTerminal;
-    QList<JournalBatch> m_batches;
+    ReachabilityHint *m_reachability;
+    QList<ResumePlan::Batch> m_batches;
     std::unique_ptr<UploadCommand> m_current;
     int m_worstExit = 0;
 };

@@ -25,11 +25,17 @@ void EndpointMonitor::recordNetworkFailure(int endpoint)
     State &state = m_states[endpoint];
     if (!m_pool.isUp(endpoint) || ++state.consecutiveFailures < m_options.failuresToTrip)
         return;
+    takeOut(endpoint, QStringLiteral("%1 stopped answering").arg(m_pool.endpoint(endpoint).displayName()));
+}
+
+void EndpointMonitor::takeOut(int endpoint, const QString &why)
+{
+    if (!m_pool.isUp(endpoint))
+        return;
     const bool wasOnline = isOnline();
     m_pool.setUp(endpoint, false);
-    state.probeDelayMs = m_options.firstProbeDelayMs;
-    Q_EMIT endpointDown(endpoint,
-                        QStringLiteral("%1 stopped answering").arg(m_pool.endpoint(endpoint).displayName()));
+    m_states[endpoint].probeDelayMs = m_options.firstProbeDelayMs;
+    Q_EMIT endpointDown(endpoint, why);
     if (wasOnline && !isOnline())
         Q_EMIT onlineChanged(false);
     scheduleProbe(endpoint);

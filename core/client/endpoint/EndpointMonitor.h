@@ -34,6 +34,8 @@ public:
     // A request to this endpoint got an answer / got none (refused, reset, timed out).
     void recordSuccess(int endpoint);
     void recordNetworkFailure(int endpoint);
+    // Out now, whatever its count (it did not answer a check): re-checked like a tripped one.
+    void takeOut(int endpoint, const QString &why);
     bool isOnline() const { return m_pool.upCount() > 0; }
     // The OS says the network is back (ReachabilityHint): every endpoint that is out is checked
     // now instead of at the end of its backoff, and its backoff starts over.

@@ -25,6 +25,9 @@ public:
     void check(const QList<Endpoint> &endpoints, int timeoutMs = 10000);
     // After finished(): what each healthy endpoint said (connections it allows per client).
     const QList<HealthOutcome> &outcomes() const { return m_outcomes; }
+    // After finished(): the endpoint gave no answer at all (refused, timed out), which may pass;
+    // any other problem (wrong service, untrusted certificate, refused credentials) will not.
+    bool isUnreachable(qsizetype index) const { return m_unreachable.value(index); }
 
 Q_SIGNALS:
     void finished(const QList<std::optional<QString>> &problems);
@@ -39,6 +42,7 @@ private:
     QList<Endpoint> m_endpoints;
     QList<std::optional<QString>> m_problems;
     QList<HealthOutcome> m_outcomes;
+    QList<bool> m_unreachable;
     int m_timeoutMs = 0;
     int m_waiting = 0;
 };

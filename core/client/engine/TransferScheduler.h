@@ -31,6 +31,12 @@ public:
 
     // known: per file (same order; may be shorter), what an earlier run left of its upload.
     void addFiles(const QList<SourceFile> &files, const QList<KnownUpload> &known = {});
+    // Before start(): the endpoint failed its check in a way waiting cannot fix (wrong protocol,
+    // untrusted certificate, refused credentials): it gets nothing for the whole run.
+    void excludeEndpoint(int endpoint, const QString &why);
+    // Before start(): the endpoint did not answer its check; it is out until the circuit
+    // breaker's re-checks find it back.
+    void markUnreachable(int endpoint, const QString &why);
     // The OS says the network came back (ReachabilityHint): check the endpoints that are out now.
     void networkReachable() { m_monitor.networkReachable(); }
     // The link was measured again (the network changed under the upload): files not started yet
@@ -54,6 +60,7 @@ public:
     qint64 jobBytesDone(int id) const;
     bool isOnline() const { return m_monitor.isOnline(); }
     int connectionsInUse() const { return m_connections; }
+    bool isSelfTuned() const { return m_options.tuneConnections; }
     const UploadProtocol &protocol() const { return *m_services.protocol; }
 
     int jobCount() const { return m_jobs.count(); }

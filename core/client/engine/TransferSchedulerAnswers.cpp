@@ -286,6 +286,20 @@ void TransferScheduler::putBack(TransferJob &job, const InFlight &request)
     }
 }
 
+void TransferScheduler::excludeEndpoint(int endpoint, const QString &why)
+{
+    m_pool.setUp(endpoint, false);
+    if (m_refusedEndpoints.contains(endpoint))
+        return;
+    m_refusedEndpoints.insert(endpoint);
+    Q_EMIT endpointDown(endpoint, why);
+}
+
+void TransferScheduler::markUnreachable(int endpoint, const QString &why)
+{
+    m_monitor.takeOut(endpoint, why);
+}
+
 void TransferScheduler::refuseEndpoint(TransferJob &job, const InFlight &request,
                                        const ProtocolFailure &failure)
 {

@@ -1,0 +1,254 @@
+#include "UploadRun.h"
+
+#include "BandwidthProbe.h"
+#include "EndpointPool.h"
+#include "HealthCheck.h"
+#include "LinkRemeasurer.h"
+#include "NetworkManagers.h"
+#include "ReachabilityHint.h"
+#include "ReceiverProtocol.h"
+#include "ResumeJournal.h"
+#include "TransferScheduler.h"
+
+#include <QDateTime>
+
+namespace multilane {
+
+// Measuring the link costs about a second of the uplink: below this much data the upload is over
+// sooner than the measurement would pay off, and small files go in one request each anyway.
+static constexpr qint64 MeasureFromBytes = 256LL * 1024 * 1024;
+
+static UploadPlan completed(UploadPlan plan)
+{
+    if (!plan.protocol)
+        plan.protocol = std::make_shared<ReceiverProtocol>();
+    return plan;
+}
+
+static TransferOptions optionsFor(const UploadPlan &plan, const EndpointPool &pool)
+{
+    TransferOptions options = plan.transfer;
+    options.spreadFilesOverConnections = plan.autoChunkSize;
+    if (plan.autoChunkSize && plan.knownLink && plan.knownLink->chunkSize > 0)
+        options.chunkSize = plan.knownLink->chunkSize;
+    // Self-tuned: the tuner finds the level, up to what the endpoints allow.
+    options.tuneConnections = !plan.connectionsFixed;
+    options.connections =
+        plan.connectionsFixed ? std::min(options.connections, pool.totalCapacity()) : pool.totalCapacity();
+    return options;
+}
+
+UploadRun::UploadRun(const UploadPlan &plan, ResumeJournal *journal, ReachabilityHint *reachability,
+                     QObject *parent)
+    : QObject(parent)
+    , m_plan(completed(plan))
+    , m_journal(journal)
+    , m_reachability(reachability)
+    , m_pool(std::make_unique<EndpointPool>(m_plan.endpoints))
+{
+    TransferServices services;
+    services.protocol = m_plan.protocol;
+    m_scheduler =
+        std::make_unique<TransferScheduler>(*m_pool, optionsFor(m_plan, *m_pool), std::move(services));
+    attachJournal();
+    if (m_reachability) {
+        connect(m_reachability, &ReachabilityHint::networkReturned, m_scheduler.get(),
+                &TransferScheduler::networkReachable);
+    }
+}
+
+UploadRun::~UploadRun()
+{
+    // Whatever is still moving stays in the journal; make sure it is on disk.
+    if (m_journal)
+        m_journal->flush();
+}
+
+int UploadRun::addNewFiles(const QList<SourceFile> &files, bool held)
+{
+    const int first = m_scheduler->jobCount();
+    if (m_journal && !files.isEmpty()) {
+        JournalBatch batch;
+        batch.createdMs = QDateTime::currentMSecsSinceEpoch();
+        batch.endpoints = m_plan.endpoints;
+        batch.connections = m_plan.connectionsFixed ? m_plan.transfer.connections : 0;
+        batch.chunkSize = m_plan.autoChunkSize ? 0 : m_plan.transfer.chunkSize; // 0: measured
+        batch.onConflict = m_plan.transfer.onConflict;
+        batch.destination = m_plan.destination;
+        const QString batchId = m_journal->addBatch(batch);
+        for (qsizetype i = 0; i < files.size(); ++i) {
+            m_journalKeys.insert(first + int(i), *m_journal->addFile(batchId, files.at(i)));
+            m_batchIds.insert(first + int(i), batchId);
+        }
+    }
+    m_scheduler->addFiles(files);
+    if (held) {
+        for (int id = first; id < m_scheduler->jobCount(); ++id)
+            m_scheduler->setJobPaused(id, true);
+    }
+    return first;
+}
+
+int UploadRun::addResumedFiles(const QString &batchId, const QList<JournalFile> &files)
+{
+    const int first = m_scheduler->jobCount();
+    QList<SourceFile> sources;
+    QList<KnownUpload> known;
+    for (qsizetype i = 0; i < files.size(); ++i) {
+        const JournalFile &file = files.at(i);
+        sources.append(file.source);
+        known.append({file.uploadId, file.chunkSize, file.receipts});
+        m_journalKeys.insert(first + int(i), file.key);
+        m_batchIds.insert(first + int(i), batchId);
+    }
+    m_scheduler->addFiles(sources, known);
+    return first;
+}
+
+void UploadRun::start()
+{
+    if (m_started)
+        return;
+    m_started = true;
+    m_health = std::make_unique<HealthCheck>(m_plan.protocol);
+    connect(m_health.get(), &HealthCheck::finished, this, &UploadRun::onEndpointsChecked);
+    m_health->check(m_plan.endpoints);
+}
+
+void UploadRun::onEndpointsChecked(const QList<std::optional<QString>> &problems)
+{
+    int usable = 0;
+    for (int i = 0; i < int(problems.size()); ++i) {
+        if (!problems.at(i)) {
+            ++usable;
+            continue;
+        }
+        Q_EMIT endpointProblem(i, *problems.at(i));
+        // Only an endpoint that gave no answer at all may come back by itself.
+        const bool unanswered = m_health->isUnreachable(i);
+        if (m_plan.unreachableAtStart == UploadPlan::Unreachable::Wait && unanswered)
+            m_scheduler->markUnreachable(i, *problems.at(i));
+        else
+            m_scheduler->excludeEndpoint(i, *problems.at(i));
+    }
+    Q_EMIT endpointsChecked(usable, int(problems.size()));
+    if (usable == 0 && m_plan.unreachableAtStart == UploadPlan::Unreachable::Exclude) {
+        Q_EMIT noUsableEndpoint(QStringLiteral("no endpoint is usable, nothing was sent"));
+        return;
+    }
+    measureLinkThenStart();
+}
+
+qint64 UploadRun::bytesToSend() const
+{
+    qint64 total = 0;
+    for (int id = 0; id < m_scheduler->jobCount(); ++id)
+        total += m_scheduler->job(id).source().size;
+    return total;
+}
+
+void UploadRun::measureLinkThenStart()
+{
+    const bool worthIt = m_plan.autoChunkSize && !m_plan.knownLink && bytesToSend() >= MeasureFromBytes &&
+                         m_plan.protocol->capabilities().hasProbeRoute && m_pool->upCount() > 0;
+    if (!worthIt) {
+        startTransfer();
+        return;
+    }
+    QList<Endpoint> usable;
+    for (int i = 0; i < m_pool->endpointCount(); ++i) {
+        if (m_pool->isUp(i))
+            usable.append(m_pool->endpoint(i));
+    }
+    m_probeManagers = std::make_unique<NetworkManagers>();
+    BandwidthProbe::Options options;
+    options.durationMs = BandwidthProbe::InPassingMs;
+    m_probe = std::make_unique<BandwidthProbe>(m_probeManagers->list(), usable, options);
+    connect(m_probe.get(), &BandwidthProbe::finished, this, [this](const LinkEstimate &estimate) {
+        m_probe.release()->deleteLater(); // inside its own signal
+        m_scheduler->adaptTo(estimate);
+        Q_EMIT linkMeasured(estimate);
+        startTransfer();
+    });
+    connect(m_probe.get(), &BandwidthProbe::failed, this, [this](const QString &why) {
+        m_probe.release()->deleteLater();
+        Q_EMIT linkMeasureFailed(why, m_plan.transfer.chunkSize);
+        startTransfer();
+    });
+    m_probe->start();
+}
+
+void UploadRun::startTransfer()
+{
+    followNetworkChanges();
+    m_scheduler->start();
+    Q_EMIT transferStarted();
+}
+
+void UploadRun::followNetworkChanges()
+{
+    // Only what was found by measuring can follow a changed network.
+    if ((!m_plan.autoChunkSize && m_plan.connectionsFixed) || !m_plan.protocol->capabilities().hasProbeRoute)
+        return;
+    if (!m_probeManagers)
+        m_probeManagers = std::make_unique<NetworkManagers>();
+    BandwidthProbe::Options options;
+    options.durationMs = BandwidthProbe::InPassingMs;
+    m_remeasurer =
+        std::make_unique<LinkRemeasurer>(*m_scheduler, m_probeManagers->list(), m_plan.endpoints, options);
+    if (m_reachability) {
+        connect(m_reachability, &ReachabilityHint::networkReturned, m_remeasurer.get(),
+                &LinkRemeasurer::remeasure);
+        connect(m_reachability, &ReachabilityHint::networkChanged, m_remeasurer.get(),
+                &LinkRemeasurer::remeasure);
+    }
+    connect(m_remeasurer.get(), &LinkRemeasurer::remeasured, this, &UploadRun::linkRemeasured);
+    connect(m_remeasurer.get(), &LinkRemeasurer::failed, this, &UploadRun::linkRemeasureFailed);
+}
+
+void UploadRun::attachJournal()
+{
+    if (!m_journal)
+        return;
+    connect(m_scheduler.get(), &TransferScheduler::uploadAttached, this, [this](int id) {
+        if (!m_journalKeys.contains(id))
+            return;
+        const TransferJob &job = m_scheduler->job(id);
+        m_journal->setUpload(m_journalKeys.value(id), job.uploadId(), job.planner().chunkSize());
+    });
+    connect(m_scheduler.get(), &TransferScheduler::chunkAcknowledged, this, [this](int id, int chunk) {
+        if (m_journalKeys.contains(id))
+            m_journal->acknowledgeChunk(m_journalKeys.value(id), chunk,
+                                        m_scheduler->job(id).receipts().value(chunk));
+    });
+    connect(m_scheduler.get(), &TransferScheduler::fileFinished, this, [this](int id) {
+        // A file that failed for reasons waiting can fix stays, for a later resume.
+        if (m_journalKeys.contains(id) && !m_scheduler->job(id).isResumable())
+            m_journal->endFile(m_journalKeys.value(id));
+    });
+    connect(m_scheduler.get(), &TransferScheduler::finished, this, [this] { m_journal->flush(); });
+}
+
+void UploadRun::retry(int job)
+{
+    if (m_journal && m_batchIds.contains(job))
+        m_journalKeys.insert(job, *m_journal->addFile(m_batchIds.value(job), m_scheduler->job(job).source()));
+    m_scheduler->retryJob(job);
+}
+
+void UploadRun::forget(int job)
+{
+    if (!isTerminal(m_scheduler->job(job).state()))
+        m_scheduler->cancelJob(job);
+    if (m_journal && m_journalKeys.contains(job))
+        m_journal->endFile(m_journalKeys.value(job));
+}
+
+void UploadRun::pauseAndFlush()
+{
+    m_scheduler->pause();
+    if (m_journal)
+        m_journal->flush();
+}
+
+} // namespace multilane

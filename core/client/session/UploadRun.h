@@ -1,0 +1,88 @@
+#pragma once
+
+#include "TransferJob.h"
+#include "UploadPlan.h"
+
+#include <QHash>
+#include <QObject>
+#include <memory>
+
+namespace multilane {
+
+class BandwidthProbe;
+class EndpointPool;
+class HealthCheck;
+class LinkRemeasurer;
+class NetworkManagers;
+class ReachabilityHint;
+class ResumeJournal;
+class TransferScheduler;
+struct JournalFile;
+
+// One batch's upload from start to end, the single flow both front ends drive: checks the
+// endpoints, measures the link when that pays, runs the scheduler, keeps the resume journal in
+// step with it, and measures again when the network changes. Front ends only present what it
+// says (the command line prints, the window fills its table) and pass on the user's commands.
+class UploadRun : public QObject {
+    Q_OBJECT
+public:
+    // journal and reachability may be null (nothing to resume from; no system network hints).
+    UploadRun(const UploadPlan &plan, ResumeJournal *journal, ReachabilityHint *reachability,
+              QObject *parent = nullptr);
+    ~UploadRun() override;
+
+    // Files of a new batch, journaled under a batch of their own; held: added paused. May be
+    // called again while the run goes (the window's later drops). Returns the first new job id.
+    int addNewFiles(const QList<SourceFile> &files, bool held = false);
+    // Files an earlier run journaled in batchId, with what it knew of their uploads.
+    int addResumedFiles(const QString &batchId, const QList<JournalFile> &files);
+    // Checks the endpoints, measures the link if that pays, then starts the transfer.
+    void start();
+    bool hasStarted() const { return m_started; }
+
+    const UploadPlan &plan() const { return m_plan; }
+    TransferScheduler &scheduler() { return *m_scheduler; }
+    const TransferScheduler &scheduler() const { return *m_scheduler; }
+    const EndpointPool &pool() const { return *m_pool; }
+
+    // A failed or cancelled file queued again (and put back in the journal).
+    void retry(int job);
+    // The user took the file off the list: it is cancelled and leaves the journal.
+    void forget(int job);
+    // Ctrl-C, quitting: requests stop, the journal is on disk.
+    void pauseAndFlush();
+
+Q_SIGNALS:
+    void endpointProblem(int endpoint, const QString &message);
+    // How many endpoints the transfer starts with (less than the plan's when some failed).
+    void endpointsChecked(int usable, int total);
+    void noUsableEndpoint(const QString &why);
+    void linkMeasured(const multilane::LinkEstimate &estimate); // before the transfer
+    void linkMeasureFailed(const QString &why, qint64 chunkSize);
+    void linkRemeasured(const multilane::LinkEstimate &estimate); // the network changed under it
+    void linkRemeasureFailed(const QString &why);
+    void transferStarted();
+
+private:
+    void onEndpointsChecked(const QList<std::optional<QString>> &problems);
+    void measureLinkThenStart();
+    void startTransfer();
+    void followNetworkChanges();
+    void attachJournal();
+    qint64 bytesToSend() const;
+
+    UploadPlan m_plan;
+    ResumeJournal *m_journal;
+    ReachabilityHint *m_reachability;
+    std::unique_ptr<EndpointPool> m_pool;
+    std::unique_ptr<TransferScheduler> m_scheduler;
+    std::unique_ptr<HealthCheck> m_health;
+    std::unique_ptr<NetworkManagers> m_probeManagers;
+    std::unique_ptr<BandwidthProbe> m_probe;
+    std::unique_ptr<LinkRemeasurer> m_remeasurer;
+    QHash<int, QString> m_journalKeys; // job -> journal key
+    QHash<int, QString> m_batchIds;    // job -> journal batch
+    bool m_started = false;
+};
+
+} // namespace multilane
