@@ -1,0 +1,52 @@
+#pragma once
+
+#include "WireTransport.h"
+
+#include <QList>
+#include <functional>
+
+namespace multilane::testing {
+
+// A transport whose answers a test decides, request by request, in-process: an answer comes on
+// the next turn of the event loop (or after a delay), or never, until the call is aborted.
+class FakeTransport final : public WireTransport {
+public:
+    struct Answer {
+        int status = 200; // 0: no answer (as a refused or reset connection)
+        QByteArray body;
+        bool hang = false; // no answer until aborted
+        int delayMs = 0;
+    };
+    static Answer status(int status)
+    {
+        Answer answer;
+        answer.status = status;
+        return answer;
+    }
+    struct Sent {
+        EndpointLease lease;
+        QByteArray method;
+        QString path;
+        int endpoint() const { return lease.endpoint; }
+    };
+    using Script = std::function<Answer(const Sent &request)>;
+
+    explicit FakeTransport(Script script = {});
+
+    void setScript(Script script) { m_script = std::move(script); }
+    WireCall *send(const EndpointLease &lease, const WireRequest &request) override;
+    void closeIdleConnections() override { ++m_idleClosures; }
+
+    const QList<Sent> &sent() const { return m_sent; }
+    int count(const QString &pathPrefix, int endpoint = -1) const;
+    int idleClosures() const { return m_idleClosures; }
+    int running() const { return m_running; }
+
+private:
+    Script m_script;
+    QList<Sent> m_sent;
+    int m_idleClosures = 0;
+    int m_running = 0;
+};
+
+} // namespace multilane::testing

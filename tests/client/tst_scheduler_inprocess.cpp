@@ -1,0 +1,273 @@
+// The scheduler's state machine in-process: a FakeProtocol whose answers a FakeTransport scripts
+// (no receiver, no socket), so retries, failover, refused credentials, pause and the wait for the
+// network are tested by what the scheduler sends, request by request. The same behaviours are
+// also tested end to end against the real receiver (tst_faults, tst_upload_core).
+#include "EndpointPool.h"
+#include "FakeProtocol.h"
+#include "FakeTransport.h"
+#include "TestFiles.h"
+#include "TransferScheduler.h"
+
+#include <QFileInfo>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace multilane;
+using namespace multilane::testing;
+using Answer = FakeTransport::Answer;
+using Sent = FakeTransport::Sent;
+
+class TestSchedulerInProcess : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QList<SourceFile> m_files;
+
+    // A scheduler over `endpoints` fake endpoints, talking through `transport` (kept by the test).
+    struct Rig {
+        std::unique_ptr<EndpointPool> pool;
+        FakeTransport *transport = nullptr;
+        std::unique_ptr<TransferScheduler> scheduler;
+    };
+    Rig rig(int endpoints, FakeTransport::Script script, TransferOptions options = {})
+    {
+        QList<Endpoint> list;
+        for (int i = 0; i < endpoints; ++i) {
+            Endpoint endpoint;
+            endpoint.url = QUrl(QStringLiteral("fake://e%1").arg(i));
+            endpoint.maxConnections = 2;
+            list.append(endpoint);
+        }
+        Rig rig;
+        rig.pool = std::make_unique<EndpointPool>(list);
+        auto transport = std::make_unique<FakeTransport>(std::move(script));
+        rig.transport = transport.get();
+        TransferServices services;
+        services.protocol = std::make_shared<FakeProtocol>();
+        services.transport = std::move(transport);
+        services.random = [](quint32) { return 0u; };
+        options.connections = rig.pool->totalCapacity();
+        options.chunkSize = 64 * 1024;
+        options.retryBaseDelayMs = 2;
+        options.monitor.firstProbeDelayMs = 5;
+        options.monitor.maxProbeDelayMs = 20;
+        rig.scheduler = std::make_unique<TransferScheduler>(*rig.pool, options, std::move(services));
+        rig.scheduler->addFiles(m_files);
+        return rig;
+    }
+
+    static bool runToEnd(TransferScheduler &scheduler)
+    {
+        QSignalSpy finished(&scheduler, &TransferScheduler::finished);
+        scheduler.start();
+        return finished.wait(20000);
+    }
+
+    static int count(const TransferScheduler &scheduler, TransferState state)
+    {
+        int n = 0;
+        for (int id = 0; id < scheduler.jobCount(); ++id)
+            n += scheduler.job(id).state() == state ? 1 : 0;
+        return n;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        // Two chunked files of 4 chunks and one small file sent whole.
+        const QList<qint64> sizes{4 * 64 * 1024, 3 * 64 * 1024 + 5, 1000};
+        for (int i = 0; i < sizes.size(); ++i) {
+            const QString path = m_dir.filePath(QStringLiteral("f%1").arg(i));
+            QVERIFY(TestFiles::write(path, sizes.at(i), quint32(i)));
+            m_files.append({path, QStringLiteral("f%1").arg(i), sizes.at(i),
+                            QFileInfo(path).lastModified().toMSecsSinceEpoch()});
+        }
+    }
+
+    void everythingGoesAsPlanned()
+    {
+        Rig r = rig(2, {});
+        QVERIFY(runToEnd(*r.scheduler));
+        QCOMPARE(count(*r.scheduler, TransferState::Done), 3);
+        QCOMPARE(r.transport->count(QStringLiteral("/create/")), 2);
+        QCOMPARE(r.transport->count(QStringLiteral("/chunk/")), 8);
+        QCOMPARE(r.transport->count(QStringLiteral("/complete/")), 2);
+        QCOMPARE(r.transport->count(QStringLiteral("/whole/")), 1);
+        // Receipts kept for every chunk (the journal's).
+        QCOMPARE(r.scheduler->job(0).receipts().size(), qsizetype(4));
+        QVERIFY(!r.scheduler->job(0).receipts().contains(QByteArray()));
+        QCOMPARE(r.scheduler->progress().bytesDone, r.scheduler->progress().bytesTotal);
+    }
+
+    void endpointThatStopsAnsweringIsLeftForTheOthers()
+    {
+        Rig r =
+            rig(2, [](const Sent &sent) { return FakeTransport::status(sent.endpoint() == 1 ? 0 : 200); });
+        QSignalSpy down(r.scheduler.get(), &TransferScheduler::endpointDown);
+        QVERIFY(runToEnd(*r.scheduler));
+        QCOMPARE(count(*r.scheduler, TransferState::Done), 3);
+        QCOMPARE(down.size(), 1);
+        QCOMPARE(down.first().first().toInt(), 1);
+        // The circuit breaker trips after three requests without an answer; after that only its
+        // health checks go there.
+        const int dataToDead = r.transport->count(QStringLiteral("/chunk/"), 1) +
+                               r.transport->count(QStringLiteral("/create/"), 1) +
+                               r.transport->count(QStringLiteral("/complete/"), 1) +
+                               r.transport->count(QStringLiteral("/whole/"), 1);
+        QVERIFY2(dataToDead <= 3 + 2, qPrintable(QString::number(dataToDead))); // 3 to trip, in flight
+    }
+
+    void passingFaultsAreRetriedWithBackoff()
+    {
+        int failures = 0;
+        QSet<QString> seen;
+        Rig r = rig(1, [&failures, &seen](const Sent &sent) {
+            // Every chunk's first attempt fails with a 500.
+            if (sent.path.startsWith(QStringLiteral("/chunk/")) && !seen.contains(sent.path)) {
+                seen.insert(sent.path);
+                ++failures;
+                return FakeTransport::status(500);
+            }
+            return FakeTransport::status(200);
+        });
+        QVERIFY(runToEnd(*r.scheduler));
+        QCOMPARE(count(*r.scheduler, TransferState::Done), 3);
+        QCOMPARE(failures, 8);
+        QCOMPARE(r.transport->count(QStringLiteral("/chunk/")), 16);
+    }
+
+    void aChunkThatKeepsFailingFailsItsFileForResume()
+    {
+        Rig r = rig(1, [](const Sent &sent) {
+            return FakeTransport::status(sent.path.startsWith(QStringLiteral("/chunk/up-f0/")) ? 500 : 200);
+        });
+        QVERIFY(runToEnd(*r.scheduler));
+        const TransferJob &failed = r.scheduler->job(0);
+        QCOMPARE(failed.state(), TransferState::Failed);
+        QVERIFY(failed.isResumable()); // the receiver's passing trouble: `multilane resume` may finish it
+        QVERIFY2(failed.error().contains(QStringLiteral("after 6 attempts")), qPrintable(failed.error()));
+        QCOMPARE(count(*r.scheduler, TransferState::Done), 2);
+    }
+
+    void aRefusalFailsTheFileAtOnce()
+    {
+        Rig r = rig(1, [](const Sent &sent) {
+            return FakeTransport::status(sent.path == QStringLiteral("/create/f0") ? 409 : 200);
+        });
+        QVERIFY(runToEnd(*r.scheduler));
+        QCOMPARE(r.scheduler->job(0).state(), TransferState::Failed);
+        QVERIFY(!r.scheduler->job(0).isResumable());
+        QCOMPARE(r.transport->count(QStringLiteral("/create/f0")), 1); // not retried
+    }
+
+    void damagedChunkIsChecksummedAndSentAgain()
+    {
+        bool damaged = false;
+        Rig r = rig(1, [&damaged](const Sent &sent) {
+            if (sent.path == QStringLiteral("/chunk/up-f0/2") && !damaged) {
+                damaged = true;
+                return FakeTransport::status(422);
+            }
+            return FakeTransport::status(200);
+        });
+        QVERIFY(runToEnd(*r.scheduler));
+        QCOMPARE(count(*r.scheduler, TransferState::Done), 3);
+        QCOMPARE(r.transport->count(QStringLiteral("/chunk/up-f0/2")), 2);
+    }
+
+    void uploadTheServerLostIsAttachedAgain()
+    {
+        bool lost = false;
+        Rig r = rig(1, [&lost](const Sent &sent) {
+            if (sent.path == QStringLiteral("/chunk/up-f0/1") && !lost) {
+                lost = true;
+                return FakeTransport::status(404);
+            }
+            return FakeTransport::status(200);
+        });
+        QVERIFY(runToEnd(*r.scheduler));
+        QCOMPARE(r.scheduler->job(0).state(), TransferState::Done);
+        QCOMPARE(r.transport->count(QStringLiteral("/create/f0")), 2);
+    }
+
+    void refusedCredentialsMoveTheWorkElsewhere()
+    {
+        Rig r =
+            rig(2, [](const Sent &sent) { return FakeTransport::status(sent.endpoint() == 0 ? 401 : 200); });
+        QSignalSpy down(r.scheduler.get(), &TransferScheduler::endpointDown);
+        QVERIFY(runToEnd(*r.scheduler));
+        QCOMPARE(count(*r.scheduler, TransferState::Done), 3);
+        QCOMPARE(down.size(), 1);
+        // Once refused, endpoint 0 gets nothing more: at most what was in flight then.
+        QVERIFY(r.transport->count(QStringLiteral("/"), 0) <= 2);
+    }
+
+    void everyEndpointRefusingFailsEverything()
+    {
+        Rig r = rig(2, [](const Sent &) { return FakeTransport::status(401); });
+        QVERIFY(runToEnd(*r.scheduler));
+        QCOMPARE(count(*r.scheduler, TransferState::Failed), 3);
+        QVERIFY2(r.scheduler->job(0).error().contains(QStringLiteral("fake answer 401")),
+                 qPrintable(r.scheduler->job(0).error()));
+    }
+
+    void pauseAbortsWhatIsInFlightAndSendsNothingUntilResumed()
+    {
+        bool holding = true;
+        Rig r = rig(2, [&holding](const Sent &sent) {
+            Answer answer;
+            answer.hang = holding && sent.path.startsWith(QStringLiteral("/chunk/"));
+            return answer;
+        });
+        r.scheduler->start();
+        QTRY_VERIFY(r.transport->running() > 0 && r.transport->count(QStringLiteral("/chunk/")) > 0);
+        r.scheduler->pause();
+        QCOMPARE(r.transport->running(), 0); // every call aborted at once
+        QVERIFY(r.transport->idleClosures() > 0);
+        const qsizetype sentWhilePausing = r.transport->sent().size();
+        QCOMPARE(r.scheduler->progress().bytesDone, 0); // nothing acknowledged, nothing counted twice
+        // A negative check needs time: give retry timers that might wrongly send a chance to.
+        QTest::qWait(50);
+        QCOMPARE(r.transport->sent().size(), sentWhilePausing);
+        holding = false;
+        QSignalSpy finished(r.scheduler.get(), &TransferScheduler::finished);
+        r.scheduler->resume();
+        QVERIFY(finished.wait(20000));
+        QCOMPARE(count(*r.scheduler, TransferState::Done), 3);
+    }
+
+    void withNoEndpointAnsweringItWaitsThenGoesOn()
+    {
+        bool networkDown = true;
+        Rig r = rig(2, [&networkDown](const Sent &) { return FakeTransport::status(networkDown ? 0 : 200); });
+        QSignalSpy online(r.scheduler.get(), &TransferScheduler::onlineChanged);
+        QSignalSpy finished(r.scheduler.get(), &TransferScheduler::finished);
+        r.scheduler->start();
+        QVERIFY(online.wait(10000));
+        QCOMPARE(online.first().first().toBool(), false);
+        QVERIFY(!r.scheduler->progress().online);
+        // The outage costs no file its attempts: nothing failed while waiting.
+        QCOMPARE(count(*r.scheduler, TransferState::Failed), 0);
+        networkDown = false;
+        QVERIFY(finished.wait(20000));
+        QCOMPARE(online.last().first().toBool(), true);
+        QCOMPARE(count(*r.scheduler, TransferState::Done), 3);
+    }
+
+    void maxOfflineFailsEverythingForResume()
+    {
+        TransferOptions options;
+        options.maxOfflineMs = 100;
+        Rig r = rig(
+            1, [](const Sent &) { return FakeTransport::status(0); }, options);
+        QVERIFY(runToEnd(*r.scheduler));
+        QCOMPARE(count(*r.scheduler, TransferState::Failed), 3);
+        for (int id = 0; id < 3; ++id)
+            QVERIFY(r.scheduler->job(id).isResumable());
+        QVERIFY(r.scheduler->job(0).error().contains(QStringLiteral("--max-offline")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSchedulerInProcess)
+#include "tst_scheduler_inprocess.moc"
