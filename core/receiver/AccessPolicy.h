@@ -1,8 +1,8 @@
 #pragma once
 
 #include "AccessToken.h"
-#include "ReceiverError.h"
-#include "StoreResult.h"
+#include "ProtocolError.h"
+#include "Result.h"
 
 #include <QList>
 

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "BodyReader.h"
-#include "ReceiverError.h"
+#include "ProtocolError.h"
 
 #include <QtGlobal>
 #include <functional>

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "ServiceMessages.h"
-#include "StoreResult.h"
+#include "Result.h"
 #include "UploadTypes.h"
 
 #include <QByteArray>

@@ -2,7 +2,7 @@
 
 #include "AccessToken.h"
 #include "DiskSpace.h"
-#include "ReceiverError.h"
+#include "ProtocolError.h"
 #include "ReceiverLimits.h"
 
 #include <QHash>

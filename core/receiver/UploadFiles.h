@@ -1,6 +1,6 @@
 #pragma once
 
-#include "StoreResult.h"
+#include "Result.h"
 #include "UploadTypes.h"
 
 #include <QByteArray>

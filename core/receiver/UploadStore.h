@@ -1,7 +1,7 @@
 #pragma once
 
 #include "BodyReader.h"
-#include "StoreResult.h"
+#include "Result.h"
 #include "UploadTypes.h"
 
 namespace multilane {

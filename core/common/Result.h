@@ -1,6 +1,6 @@
 #pragma once
 
-#include "ReceiverError.h"
+#include "ProtocolError.h"
 
 #include <utility>
 #include <variant>

@@ -1,4 +1,4 @@
-#include "ReceiverError.h"
+#include "ProtocolError.h"
 
 #include <cerrno>
 #include <cstring>
