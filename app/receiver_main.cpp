@@ -80,6 +80,15 @@ std::optional<qint64> sizeOption(const QCommandLineParser &parser, const QComman
     return bytes;
 }
 
+// A duration option the receiver keeps in whole seconds; nullopt for a bad or fractional one.
+std::optional<std::chrono::seconds> wholeSeconds(const QString &text)
+{
+    const auto duration = DurationText::parse(text);
+    if (!duration || duration->count() % 1000 != 0)
+        return std::nullopt;
+    return std::chrono::duration_cast<std::chrono::seconds>(*duration);
+}
+
 } // namespace
 
 int main(int argc, char *argv[])
@@ -235,7 +244,7 @@ int main(int argc, char *argv[])
         addresses += parsed.addresses;
     }
 
-    const auto expireAfter = DurationText::parse(parser.value(expireOption));
+    const auto expireAfter = wholeSeconds(parser.value(expireOption));
     if (!expireAfter)
         return refuse(QStringLiteral("--expire-after takes a duration such as 12h or 7d (0: never), not '%1'")
                           .arg(parser.value(expireOption)));
@@ -245,7 +254,7 @@ int main(int argc, char *argv[])
     if (!numberOk || maxConnections < 1 || maxConnections > 10000)
         return refuse(QStringLiteral("--max-connections takes a number from 1 to 10000, not '%1'")
                           .arg(parser.value(maxConnectionsOption)));
-    const auto idleTimeout = DurationText::parse(parser.value(idleTimeoutOption));
+    const auto idleTimeout = wholeSeconds(parser.value(idleTimeoutOption));
     if (!idleTimeout || idleTimeout->count() < 1 || idleTimeout->count() > 3600)
         return refuse(QStringLiteral("--idle-timeout takes a duration from 1s to 1h, not '%1'")
                           .arg(parser.value(idleTimeoutOption)));

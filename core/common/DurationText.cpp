@@ -1,46 +1,57 @@
 #include "DurationText.h"
 
-#include <limits>
+#include <QRegularExpression>
+#include <QtNumeric>
 
 namespace multilane::DurationText {
 
-std::optional<std::chrono::seconds> parse(const QString &text)
+namespace {
+
+// Fraction digits beyond this change the result by less than a millisecond per week of unit.
+constexpr qsizetype FractionDigits = 9;
+constexpr qint64 FractionScale = 1000000000; // 10^FractionDigits
+
+std::optional<qint64> unitMilliseconds(const QString &unit)
 {
-    const QString trimmed = text.trimmed().toLower();
-    if (trimmed.isEmpty())
+    if (unit.isEmpty() || unit == u"s")
+        return 1000;
+    if (unit == u"ms")
+        return 1;
+    if (unit == u"m")
+        return 60 * 1000;
+    if (unit == u"h")
+        return 3600 * 1000;
+    if (unit == u"d")
+        return 24 * 3600 * 1000;
+    if (unit == u"w")
+        return qint64(7) * 24 * 3600 * 1000;
+    return std::nullopt;
+}
+
+} // namespace
+
+std::optional<std::chrono::milliseconds> parse(const QString &text)
+{
+    // Decimal arithmetic on the digits rather than a double, so "0.29s" is 290 ms, not 289.
+    static const QRegularExpression pattern(QStringLiteral("^\\s*([0-9]+)(?:\\.([0-9]+))?\\s*([a-z]*)\\s*$"),
+                                            QRegularExpression::CaseInsensitiveOption);
+    const QRegularExpressionMatch match = pattern.match(text);
+    if (!match.hasMatch())
         return std::nullopt;
-    qint64 unit = 1;
-    QString digits = trimmed;
-    switch (trimmed.back().unicode()) {
-    case 's':
-        unit = 1;
-        break;
-    case 'm':
-        unit = 60;
-        break;
-    case 'h':
-        unit = 3600;
-        break;
-    case 'd':
-        unit = 24 * 3600;
-        break;
-    case 'w':
-        unit = 7 * 24 * 3600;
-        break;
-    default:
-        unit = 0;
-        break;
-    }
-    if (unit != 0)
-        digits.chop(1);
-    else
-        unit = 1;
+    const auto unit = unitMilliseconds(match.captured(3).toLower());
+    if (!unit)
+        return std::nullopt;
     bool ok = false;
-    const qint64 count = digits.toLongLong(&ok);
-    if (!ok || count < 0 || digits.startsWith(QLatin1Char('+')) ||
-        count > std::numeric_limits<qint64>::max() / unit / 1000) // room for milliseconds
+    const qint64 whole = match.captured(1).toLongLong(&ok);
+    qint64 milliseconds = 0;
+    if (!ok || qMulOverflow(whole, *unit, &milliseconds))
         return std::nullopt;
-    return std::chrono::seconds(count * unit);
+    QString fraction = match.captured(2).left(FractionDigits);
+    fraction = fraction.leftJustified(FractionDigits, u'0');
+    const qint64 fractionMilliseconds = fraction.toLongLong() * *unit / FractionScale;
+    if (qAddOverflow(milliseconds, fractionMilliseconds, &milliseconds))
+        return std::nullopt;
+    return std::chrono::milliseconds(milliseconds);
 }
 
 } // namespace multilane::DurationText

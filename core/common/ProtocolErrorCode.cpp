@@ -1,116 +1,110 @@
-#include "ProtocolError.h"
+#include "ProtocolErrorCode.h"
 
-#include <cerrno>
-#include <cstring>
+#include <QString>
 
 namespace multilane {
 
-ReceiverError ReceiverError::fromErrno(int error, const QString &what)
-{
-    QString hint;
-    switch (error) {
-    case ENOSPC:
-    case EDQUOT:
-        hint = QStringLiteral(" — the receiver's disk is full; free space there and retry");
-        break;
-    case EACCES:
-    case EPERM:
-    case EROFS:
-        hint = QStringLiteral(" — the receiver may not write its storage folder; check its permissions");
-        break;
-    default:
-        break;
-    }
-    return make(ErrorCode::StorageError,
-                what % QStringLiteral(": ") % QString::fromLocal8Bit(std::strerror(error)) % hint);
-}
-
-const char *errorCodeName(ErrorCode code)
+const char *protocolErrorCodeName(ProtocolErrorCode code)
 {
     switch (code) {
-    case ErrorCode::BadRequest:
+    case ProtocolErrorCode::BadRequest:
         return "bad_request";
-    case ErrorCode::BadPath:
+    case ProtocolErrorCode::BadPath:
         return "bad_path";
-    case ErrorCode::NoSuchUpload:
+    case ProtocolErrorCode::NoSuchUpload:
         return "no_such_upload";
-    case ErrorCode::NotFound:
+    case ProtocolErrorCode::NotFound:
         return "not_found";
-    case ErrorCode::Conflict:
+    case ProtocolErrorCode::Conflict:
         return "conflict";
-    case ErrorCode::Incomplete:
+    case ProtocolErrorCode::Incomplete:
         return "incomplete";
-    case ErrorCode::LengthRequired:
+    case ProtocolErrorCode::LengthRequired:
         return "length_required";
-    case ErrorCode::TooLarge:
+    case ProtocolErrorCode::TooLarge:
         return "too_large";
-    case ErrorCode::ChecksumMismatch:
+    case ProtocolErrorCode::ChecksumMismatch:
         return "checksum_mismatch";
-    case ErrorCode::LengthMismatch:
+    case ProtocolErrorCode::LengthMismatch:
         return "length_mismatch";
-    case ErrorCode::StorageError:
+    case ProtocolErrorCode::StorageError:
         return "storage_error";
-    case ErrorCode::Busy:
+    case ProtocolErrorCode::Busy:
         return "busy";
-    case ErrorCode::Unauthorized:
+    case ProtocolErrorCode::Unauthorized:
         return "unauthorized";
-    case ErrorCode::Forbidden:
+    case ProtocolErrorCode::Forbidden:
         return "forbidden";
-    case ErrorCode::FileTooLarge:
+    case ProtocolErrorCode::FileTooLarge:
         return "file_too_large";
-    case ErrorCode::ChunkTooLarge:
+    case ProtocolErrorCode::ChunkTooLarge:
         return "chunk_too_large";
-    case ErrorCode::QuotaExceeded:
+    case ProtocolErrorCode::QuotaExceeded:
         return "quota_exceeded";
-    case ErrorCode::InsufficientStorage:
+    case ProtocolErrorCode::InsufficientStorage:
         return "insufficient_storage";
-    case ErrorCode::TooManyUploads:
+    case ProtocolErrorCode::TooManyUploads:
         return "too_many_uploads";
-    case ErrorCode::HeadersTooLarge:
+    case ProtocolErrorCode::HeadersTooLarge:
         return "headers_too_large";
-    case ErrorCode::RequestTimeout:
+    case ProtocolErrorCode::RequestTimeout:
         return "request_timeout";
     }
     return "storage_error";
 }
 
-int httpStatus(ErrorCode code)
+std::optional<ProtocolErrorCode> protocolErrorCodeFromName(QByteArrayView name)
+{
+    for (int code = 0; code < ProtocolErrorCodeCount; ++code) {
+        if (name == protocolErrorCodeName(ProtocolErrorCode(code)))
+            return ProtocolErrorCode(code);
+    }
+    return std::nullopt;
+}
+
+std::optional<ProtocolErrorCode> protocolErrorCodeFromName(QStringView name)
+{
+    // Every name is ASCII, so a character outside Latin-1 (made '?') can match none of them.
+    return protocolErrorCodeFromName(QByteArrayView(name.toLatin1()));
+}
+
+int httpStatus(ProtocolErrorCode code)
 {
     switch (code) {
-    case ErrorCode::BadRequest:
-    case ErrorCode::BadPath:
+    case ProtocolErrorCode::BadRequest:
+    case ProtocolErrorCode::BadPath:
         return 400;
-    case ErrorCode::NoSuchUpload:
-    case ErrorCode::NotFound:
+    case ProtocolErrorCode::NoSuchUpload:
+    case ProtocolErrorCode::NotFound:
         return 404;
-    case ErrorCode::Conflict:
-    case ErrorCode::Incomplete:
+    case ProtocolErrorCode::Conflict:
+    case ProtocolErrorCode::Incomplete:
         return 409;
-    case ErrorCode::Unauthorized:
+    case ProtocolErrorCode::Unauthorized:
         return 401;
-    case ErrorCode::Forbidden:
+    case ProtocolErrorCode::Forbidden:
         return 403;
-    case ErrorCode::LengthRequired:
+    case ProtocolErrorCode::LengthRequired:
         return 411;
-    case ErrorCode::TooLarge:
-    case ErrorCode::FileTooLarge:
-    case ErrorCode::ChunkTooLarge:
+    case ProtocolErrorCode::TooLarge:
+    case ProtocolErrorCode::FileTooLarge:
+    case ProtocolErrorCode::ChunkTooLarge:
         return 413;
-    case ErrorCode::TooManyUploads:
+    case ProtocolErrorCode::TooManyUploads:
         return 429;
-    case ErrorCode::HeadersTooLarge:
+    case ProtocolErrorCode::HeadersTooLarge:
         return 431;
-    case ErrorCode::RequestTimeout:
+    case ProtocolErrorCode::RequestTimeout:
         return 408;
-    case ErrorCode::QuotaExceeded:
-    case ErrorCode::InsufficientStorage:
+    case ProtocolErrorCode::QuotaExceeded:
+    case ProtocolErrorCode::InsufficientStorage:
         return 507;
-    case ErrorCode::ChecksumMismatch:
-    case ErrorCode::LengthMismatch:
+    case ProtocolErrorCode::ChecksumMismatch:
+    case ProtocolErrorCode::LengthMismatch:
         return 422;
-    case ErrorCode::StorageError:
+    case ProtocolErrorCode::StorageError:
         return 500;
-    case ErrorCode::Busy:
+    case ProtocolErrorCode::Busy:
         return 503;
     }
     return 500;

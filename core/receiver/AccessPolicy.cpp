@@ -46,13 +46,13 @@ qsizetype AccessPolicy::find(const QByteArray &digest) const
     return found;
 }
 
-StoreResult<AccessToken> AccessPolicy::authenticate(const QByteArray &authorization) const
+Result<AccessToken> AccessPolicy::authenticate(const QByteArray &authorization) const
 {
     if (!requiresToken())
         return anonymous();
     const QByteArray token = bearerToken(authorization);
     if (token.isEmpty())
-        return ReceiverError::make(ErrorCode::Unauthorized,
+        return ProtocolError::make(ProtocolErrorCode::Unauthorized,
                                    QStringLiteral("this receiver needs a token: send the header "
                                                   "'Authorization: Bearer <token>' with the token its "
                                                   "administrator gave you"));
@@ -60,8 +60,8 @@ StoreResult<AccessToken> AccessPolicy::authenticate(const QByteArray &authorizat
     hash.addData(token);
     const qsizetype index = find(hash.hexDigest());
     if (index < 0)
-        return ReceiverError::make(
-            ErrorCode::Unauthorized,
+        return ProtocolError::make(
+            ProtocolErrorCode::Unauthorized,
             QStringLiteral("this receiver does not know the token that was sent; check "
                            "the token, or ask the receiver's administrator for one"));
     return m_tokens.at(index);

@@ -22,7 +22,7 @@ public:
     // The token an Authorization header value presents, or `unauthorized` with a message that
     // says what to send. Every known token is compared, each over its full digest in constant
     // time, so the time taken tells neither which token nor how much of one matched.
-    StoreResult<AccessToken> authenticate(const QByteArray &authorization) const;
+    Result<AccessToken> authenticate(const QByteArray &authorization) const;
     // For access logs: the id of the presented token, or "-" (none, unknown, or an open receiver).
     QString tokenId(const QByteArray &authorization) const;
 

@@ -2,6 +2,7 @@
 
 #include "FileOps.h"
 #include "Sha256.h"
+#include "StorageError.h"
 
 #include <QFile>
 #include <cerrno>
@@ -44,8 +45,8 @@ std::optional<ExistingFile> FilePlacer::existing(const QString &path, qint64 siz
     return file;
 }
 
-StoreResult<FilePlacer::Preflight>
-FilePlacer::preflight(const QString &path, qint64 size, ConflictPolicy policy, const QByteArray &sha256) const
+Result<FilePlacer::Preflight> FilePlacer::preflight(const QString &path, qint64 size, ConflictPolicy policy,
+                                                    const QByteArray &sha256) const
 {
     Preflight result;
     result.existing = existing(path, size);
@@ -59,10 +60,10 @@ FilePlacer::preflight(const QString &path, qint64 size, ConflictPolicy policy, c
     return result;
 }
 
-ReceiverError FilePlacer::conflict(const QString &path)
+ProtocolError FilePlacer::conflict(const QString &path)
 {
-    return ReceiverError::make(
-        ErrorCode::Conflict,
+    return ProtocolError::make(
+        ProtocolErrorCode::Conflict,
         QStringLiteral("'%1' already exists on the receiver and onConflict is fail; choose "
                        "rename, overwrite or skip, or remove it there")
             .arg(path));
@@ -92,21 +93,21 @@ int FilePlacer::moveNoReplace(const QByteArray &source, const QByteArray &target
     return 0;
 }
 
-StoreResult<FinishedFile> FilePlacer::place(const QByteArray &source, const QString &path,
-                                            ConflictPolicy policy, const QByteArray &sha256) const
+Result<FinishedFile> FilePlacer::place(const QByteArray &source, const QString &path, ConflictPolicy policy,
+                                       const QByteArray &sha256) const
 {
     const QByteArray parent = parentOf(path.toUtf8());
     if (!parent.isEmpty()) {
         const int error = FileOps::makeDirectories(m_root, parent);
         if (error == ENOTDIR || error == EEXIST)
-            return ReceiverError::make(
-                ErrorCode::Conflict,
+            return ProtocolError::make(
+                ProtocolErrorCode::Conflict,
                 QStringLiteral("cannot create the folder for '%1': a file is in the way; "
                                "rename or remove it on the receiver")
                     .arg(path));
         if (error != 0)
-            return ReceiverError::fromErrno(error,
-                                            QStringLiteral("cannot create the folder for '%1'").arg(path));
+            return StorageError::fromErrno(error,
+                                           QStringLiteral("cannot create the folder for '%1'").arg(path));
     }
 
     const auto skipped = [&](const QString &where) {
@@ -134,14 +135,13 @@ StoreResult<FinishedFile> FilePlacer::place(const QByteArray &source, const QStr
     if (error == EEXIST || error == EISDIR || error == ENOTEMPTY)
         return conflict(path);
     if (error != 0)
-        return ReceiverError::fromErrno(error,
-                                        QStringLiteral("cannot move the finished file to '%1'").arg(path));
+        return StorageError::fromErrno(error,
+                                       QStringLiteral("cannot move the finished file to '%1'").arg(path));
 
     // The rename is only durable once the folder's entry is on disk.
     const QByteArray folder = parent.isEmpty() ? m_root : m_root + '/' + parent;
     if (const int syncError = FileOps::syncDirectory(folder); syncError != 0)
-        return ReceiverError::fromErrno(syncError,
-                                        QStringLiteral("cannot sync the folder of '%1'").arg(path));
+        return StorageError::fromErrno(syncError, QStringLiteral("cannot sync the folder of '%1'").arg(path));
     return FinishedFile{FinishedFile::Status::Stored, finalPath, sha256};
 }
 

@@ -25,19 +25,19 @@ public:
         std::optional<ExistingFile> existing;
         std::optional<FinishedFile> skipped;
     };
-    StoreResult<Preflight> preflight(const QString &path, qint64 size, ConflictPolicy policy,
-                                     const QByteArray &sha256) const;
+    Result<Preflight> preflight(const QString &path, qint64 size, ConflictPolicy policy,
+                                const QByteArray &sha256) const;
 
     // On success the source is gone (moved, or removed because an identical file was there or
     // the policy said skip). On a conflict (policy fail) the source is left where it was.
-    StoreResult<FinishedFile> place(const QByteArray &source, const QString &path, ConflictPolicy policy,
-                                    const QByteArray &sha256) const;
+    Result<FinishedFile> place(const QByteArray &source, const QString &path, ConflictPolicy policy,
+                               const QByteArray &sha256) const;
 
     // "a/b.txt", 2 -> "a/b (2).txt"
     static QString numberedName(const QString &path, int number);
 
 private:
-    static ReceiverError conflict(const QString &path);
+    static ProtocolError conflict(const QString &path);
     QByteArray nativePath(const QString &path) const;
     // 0, EEXIST when the name is taken, or another errno.
     static int moveNoReplace(const QByteArray &source, const QByteArray &target);

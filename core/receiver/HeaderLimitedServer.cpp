@@ -231,10 +231,10 @@ private:
 
 // httplib gives up without an answer when the request line alone is over the budget, or when the
 // head timed out; the refusal is written here.
-void answerHead(HeadCountingStream &stream, ErrorCode code, const QString &message,
+void answerHead(HeadCountingStream &stream, ProtocolErrorCode code, const QString &message,
                 const QByteArray &statusLine)
 {
-    const ServiceResponse refusal = ServiceResponse::error(ReceiverError::make(code, message));
+    const ServiceResponse refusal = ServiceResponse::error(ProtocolError::make(code, message));
     const QByteArray head = statusLine + "\r\nContent-Type: " + refusal.contentType +
                             "\r\nContent-Length: " + QByteArray::number(refusal.body.size()) +
                             "\r\nConnection: close\r\n\r\n";
@@ -339,7 +339,7 @@ bool HeaderLimitedServer::process_and_close_socket(socket_t sock)
         });
         if (t_headBudgetExceeded) {
             if (!stream.answered())
-                answerHead(stream, ErrorCode::HeadersTooLarge,
+                answerHead(stream, ProtocolErrorCode::HeadersTooLarge,
                            QStringLiteral("the request line is longer than this receiver reads; send a "
                                           "shorter path and query"),
                            "HTTP/1.1 431 Request Header Fields Too Large");
@@ -348,7 +348,7 @@ bool HeaderLimitedServer::process_and_close_socket(socket_t sock)
         }
         if (t_headTimedOut) {
             if (!stream.answered())
-                answerHead(stream, ErrorCode::RequestTimeout,
+                answerHead(stream, ProtocolErrorCode::RequestTimeout,
                            QStringLiteral("the request's head did not arrive within %1 ms; send it "
                                           "at once")
                                .arg(m_headTimeoutMs),

@@ -3,6 +3,7 @@
 #include "ConnectionQueue.h"
 #include "HeaderLimitedServer.h"
 #include "MetricsAccess.h"
+#include "ProtocolNames.h"
 #include "ReceiverLimits.h"
 #include "ReceiverMetrics.h"
 #include "RequestRouter.h"
@@ -118,10 +119,10 @@ bool refusedAsAmbiguous(const httplib::Request &request, httplib::Response &resp
     if (lengths == 0 || (lengths == 1 && !request.has_header("Transfer-Encoding")))
         return false;
     toHttpResponse(
-        ServiceResponse::error(ReceiverError::make(
-            ErrorCode::BadRequest, QStringLiteral("the request announces its body length more than "
-                                                  "once; send one Content-Length and no "
-                                                  "Transfer-Encoding"))),
+        ServiceResponse::error(ProtocolError::make(
+            ProtocolErrorCode::BadRequest, QStringLiteral("the request announces its body length more than "
+                                                          "once; send one Content-Length and no "
+                                                          "Transfer-Encoding"))),
         response);
     closeAfter(response, true); // the unread body must never be parsed as a next request
     return true;
@@ -140,10 +141,11 @@ bool refusedAsBusy(httplib::Response &response)
 {
     if (!ConnectionQueue::refusing())
         return false;
-    toHttpResponse(ServiceResponse::error(ReceiverError::make(
-                       ErrorCode::Busy, QStringLiteral("the receiver has too many open connections on this "
-                                                       "port; try again shortly or use another port"))),
-                   response);
+    toHttpResponse(
+        ServiceResponse::error(ProtocolError::make(
+            ProtocolErrorCode::Busy, QStringLiteral("the receiver has too many open connections on this "
+                                                    "port; try again shortly or use another port"))),
+        response);
     response.set_header("Retry-After", "1");
     closeAfter(response);
     return true;
@@ -270,8 +272,8 @@ void fillLibraryError(const httplib::Request &request, httplib::Response &respon
     if (!response.body.empty())
         return; // already ours
     if (HeaderLimitedServer::headBudgetExceeded()) {
-        toHttpResponse(ServiceResponse::error(ReceiverError::make(
-                           ErrorCode::HeadersTooLarge,
+        toHttpResponse(ServiceResponse::error(ProtocolError::make(
+                           ProtocolErrorCode::HeadersTooLarge,
                            QStringLiteral("the request line and headers are longer than this receiver reads; "
                                           "send at most %1 header fields of %2 bytes in all")
                                .arg(ReceiverLimits().maxHeaderCount)
@@ -280,13 +282,13 @@ void fillLibraryError(const httplib::Request &request, httplib::Response &respon
         closeAfter(response); // the rest of the head is still on the wire
         return;
     }
-    ErrorCode code = ErrorCode::BadRequest;
+    ProtocolErrorCode code = ProtocolErrorCode::BadRequest;
     if (response.status == 404 || response.status == 405)
-        code = ErrorCode::NotFound;
+        code = ProtocolErrorCode::NotFound;
     else if (response.status == 413 || response.status == 414)
-        code = ErrorCode::TooLarge;
+        code = ProtocolErrorCode::TooLarge;
     else if (response.status >= 500)
-        code = ErrorCode::StorageError;
+        code = ProtocolErrorCode::StorageError;
     const int status = response.status;
     // httplib refuses a request line it cannot read (garbage, over 8 KiB) before parsing it: there
     // is no method or path to name then.
@@ -298,14 +300,14 @@ void fillLibraryError(const httplib::Request &request, httplib::Response &respon
             : QStringLiteral("the receiver could not handle %1 %2 (HTTP %3)")
                   .arg(printable(request.method), printable(request.path))
                   .arg(status);
-    toHttpResponse(ServiceResponse::error(ReceiverError::make(code, message)), response);
+    toHttpResponse(ServiceResponse::error(ProtocolError::make(code, message)), response);
     response.status = status;
 }
 
 void fillException(httplib::Response &response)
 {
-    toHttpResponse(ServiceResponse::error(ReceiverError::make(
-                       ErrorCode::StorageError,
+    toHttpResponse(ServiceResponse::error(ProtocolError::make(
+                       ProtocolErrorCode::StorageError,
                        QStringLiteral("the receiver failed on this request (out of memory?); try again"))),
                    response);
 }
@@ -313,8 +315,8 @@ void fillException(httplib::Response &response)
 void serveMetrics(const ReceiverMetrics &metrics, const MetricsAccess &access,
                   const httplib::Request &request, httplib::Response &response)
 {
-    if (!access.allows(QByteArray::fromStdString(request.get_header_value("Authorization")))) {
-        // Built here rather than as a ReceiverError: `unauthorized` belongs to the metrics port.
+    if (!access.allows(QByteArray::fromStdString(request.get_header_value(Protocol::AuthorizationHeader)))) {
+        // Built here rather than as a ProtocolError: `unauthorized` belongs to the metrics port.
         const QJsonObject error{
             {QStringLiteral("code"), QStringLiteral("unauthorized")},
             {QStringLiteral("message"),
@@ -358,7 +360,8 @@ void finishRequest(const httplib::Request &request, const httplib::Response &res
                   .count()
             : 0.0;
     const QString token =
-        observers.tokenId ? observers.tokenId(bytes(request.get_header_value("Authorization"))) : QString();
+        observers.tokenId ? observers.tokenId(bytes(request.get_header_value(Protocol::AuthorizationHeader)))
+                          : QString();
     observers.accessLog(accessLine(request, response, trace.bytesIn, milliseconds,
                                    token.isEmpty() ? QStringLiteral("-") : token));
 }

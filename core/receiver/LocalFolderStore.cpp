@@ -1,6 +1,7 @@
 #include "LocalFolderStore.h"
 
 #include "ChunkHash.h"
+#include "ChunkLayout.h"
 #include "ChunkRecordFile.h"
 #include "DoneRecord.h"
 #include "FileOps.h"
@@ -8,6 +9,7 @@
 #include "HashPipeline.h"
 #include "PartWriter.h"
 #include "Sha256.h"
+#include "StorageError.h"
 #include "UploadId.h"
 #include "UploadPath.h"
 #include "UploadRecord.h"
@@ -43,16 +45,16 @@ LocalFolderStore::LocalFolderStore(const QString &storageFolder)
     , m_placer(m_root)
 {}
 
-std::optional<ReceiverError> LocalFolderStore::prepare()
+std::optional<ProtocolError> LocalFolderStore::prepare()
 {
     if (!QDir().mkpath(m_storageFolder) || !QDir().mkpath(QFile::decodeName(m_uploads)))
-        return ReceiverError::make(
-            ErrorCode::StorageError,
+        return ProtocolError::make(
+            ProtocolErrorCode::StorageError,
             QStringLiteral("cannot create the storage folder %1; create it yourself or "
                            "choose another with --storage")
                 .arg(m_storageFolder));
     if (::access(m_uploads.constData(), W_OK) != 0)
-        return ReceiverError::fromErrno(
+        return StorageError::fromErrno(
             errno, QStringLiteral("cannot write to %1").arg(QFile::decodeName(m_uploads)));
     return std::nullopt;
 }
@@ -62,7 +64,7 @@ UploadFiles LocalFolderStore::filesOf(const QByteArray &id) const
     return UploadFiles(m_root, m_uploads, id);
 }
 
-StoreResult<CreateOutcome> LocalFolderStore::createUpload(const UploadSpec &spec)
+Result<CreateOutcome> LocalFolderStore::createUpload(const UploadSpec &spec)
 {
     const UploadFiles files = filesOf(UploadId::forKey(spec.path, spec.size, spec.mtime));
     CreateOutcome outcome;
@@ -84,8 +86,8 @@ StoreResult<CreateOutcome> LocalFolderStore::createUpload(const UploadSpec &spec
     // The record is the commit point: whoever links it first fixes the chunk size for everyone.
     const int linkError = FileOps::createFileOnce(files.path(".json"), UploadRecord::encode(spec));
     if (linkError != 0 && linkError != EEXIST)
-        return ReceiverError::fromErrno(linkError,
-                                        QStringLiteral("cannot record the upload of '%1'").arg(spec.path));
+        return StorageError::fromErrno(linkError,
+                                       QStringLiteral("cannot record the upload of '%1'").arg(spec.path));
     outcome.kind = linkError == 0 ? CreateOutcome::Kind::Created : CreateOutcome::Kind::Found;
     if (outcome.kind == CreateOutcome::Kind::Found) // a resumed upload counts as touched (expiry)
         ::utimensat(AT_FDCWD, files.path(".json").constData(), nullptr, 0);
@@ -93,12 +95,12 @@ StoreResult<CreateOutcome> LocalFolderStore::createUpload(const UploadSpec &spec
     if (!stored)
         return stored.error();
     if (const int error = files.ensureDataFiles(stored.value()); error != 0)
-        return ReceiverError::fromErrno(
+        return StorageError::fromErrno(
             error,
             QStringLiteral("cannot reserve %1 bytes for '%2'").arg(stored.value().size).arg(spec.path));
     ChunkRecordFile records;
     if (const int error = records.open(files.path(".chunks")); error != 0)
-        return ReceiverError::fromErrno(
+        return StorageError::fromErrno(
             error, QStringLiteral("cannot open the chunk records of '%1'").arg(spec.path));
     auto state = files.state(stored.value(), records);
     if (!state)
@@ -140,7 +142,7 @@ QStringList LocalFolderStore::sweep(const UploadSweeper::Policy &policy, UploadS
     return lines;
 }
 
-StoreResult<UploadState> LocalFolderStore::findUpload(const QByteArray &id)
+Result<UploadState> LocalFolderStore::findUpload(const QByteArray &id)
 {
     const UploadFiles files = filesOf(id);
     const auto spec = files.readRecord();
@@ -152,38 +154,38 @@ StoreResult<UploadState> LocalFolderStore::findUpload(const QByteArray &id)
     return files.state(spec.value(), records);
 }
 
-StoreResult<ChunkOutcome> LocalFolderStore::drainAsDuplicate(qint64 index, const BodyReader &body) const
+Result<ChunkOutcome> LocalFolderStore::drainAsDuplicate(qint64 index, const BodyReader &body) const
 {
     if (!body([](const char *, std::size_t) { return true; }))
-        return ReceiverError::make(
-            ErrorCode::LengthMismatch,
+        return ProtocolError::make(
+            ProtocolErrorCode::LengthMismatch,
             QStringLiteral("the body of chunk %1 ended early; send it again").arg(index));
     return ChunkOutcome{index, true};
 }
 
-StoreResult<ChunkOutcome> LocalFolderStore::writeChunk(const QByteArray &id, qint64 index, qint64 length,
-                                                       quint64 expectedHash, const BodyReader &body)
+Result<ChunkOutcome> LocalFolderStore::writeChunk(const QByteArray &id, qint64 index, qint64 length,
+                                                  quint64 expectedHash, const BodyReader &body)
 {
     const UploadFiles files = filesOf(id);
     const auto spec = files.readRecord();
     if (!spec) {
         // A chunk racing the complete that finished the upload: it is there already.
-        if (spec.error().code == ErrorCode::NoSuchUpload && files.readDone())
+        if (spec.error().code == ProtocolErrorCode::NoSuchUpload && files.readDone())
             return drainAsDuplicate(index, body);
         return spec.error();
     }
-    const qint64 count = chunkCountFor(spec.value().size, spec.value().chunkSize);
-    if (index < 0 || index >= count)
-        return ReceiverError::make(ErrorCode::BadRequest,
+    const ChunkLayout layout(spec.value().size, spec.value().chunkSize);
+    if (!layout.contains(index))
+        return ProtocolError::make(ProtocolErrorCode::BadRequest,
                                    QStringLiteral("chunk index %1 is out of range: upload %2 has %3 chunks")
                                        .arg(index)
                                        .arg(QString::fromLatin1(id))
-                                       .arg(count));
-    const qint64 expectedLength = chunkLength(spec.value().size, spec.value().chunkSize, index);
+                                       .arg(layout.chunkCount()));
+    const qint64 expectedLength = layout.length(index);
     const QString what = QStringLiteral("chunk %1").arg(index);
     if (length != expectedLength)
-        return ReceiverError::make(
-            length > expectedLength ? ErrorCode::TooLarge : ErrorCode::LengthMismatch,
+        return ProtocolError::make(
+            length > expectedLength ? ProtocolErrorCode::TooLarge : ProtocolErrorCode::LengthMismatch,
             QStringLiteral("%1 is %2 bytes long, the request says %3; send exactly the "
                            "chunk's bytes (chunkSize %4)")
                 .arg(what)
@@ -195,13 +197,12 @@ StoreResult<ChunkOutcome> LocalFolderStore::writeChunk(const QByteArray &id, qin
     if (records.open(files.path(".chunks")) != 0)
         return files.noSuchUpload();
     if (const int error = records.lockRecord(index); error != 0)
-        return ReceiverError::fromErrno(error, QStringLiteral("cannot lock the record of %1").arg(what));
+        return StorageError::fromErrno(error, QStringLiteral("cannot lock the record of %1").arg(what));
     if (records.isRemoved())
-        return files.readDone() ? drainAsDuplicate(index, body)
-                                : StoreResult<ChunkOutcome>(files.noSuchUpload());
+        return files.readDone() ? drainAsDuplicate(index, body) : Result<ChunkOutcome>(files.noSuchUpload());
     const auto record = records.read(index);
     if (!record)
-        return ReceiverError::fromErrno(EIO, QStringLiteral("cannot read the record of %1").arg(what));
+        return StorageError::fromErrno(EIO, QStringLiteral("cannot read the record of %1").arg(what));
     const PrefixHasher::Upload upload = prefixUpload(files, spec.value());
     if (record->held && record->hash == expectedHash) {
         auto drained = drainAsDuplicate(index, body);
@@ -212,37 +213,36 @@ StoreResult<ChunkOutcome> LocalFolderStore::writeChunk(const QByteArray &id, qin
 
     // Not held while the bytes change; held again only after they all arrived and matched.
     if (const int error = records.write(index, {}); error != 0)
-        return ReceiverError::fromErrno(error, QStringLiteral("cannot update the record of %1").arg(what));
+        return StorageError::fromErrno(error, QStringLiteral("cannot update the record of %1").arg(what));
     const UniqueFd part(::open(files.path(".part").constData(), O_WRONLY | O_CLOEXEC));
     if (!part.isValid())
-        return ReceiverError::fromErrno(
+        return StorageError::fromErrno(
             errno, QStringLiteral("cannot open the data file of upload %1").arg(QString::fromLatin1(id)));
     ChunkHash hash;
-    PartWriter writer(part.get(), index * spec.value().chunkSize, expectedLength);
+    PartWriter writer(part.get(), layout.offset(index), expectedLength);
     const auto copied =
         writer.copy(body, [&hash](const char *data, std::size_t n) { hash.addData(data, n); });
     if (const auto problem = copied.problem(expectedLength, what))
         return *problem;
     if (hash.value() != expectedHash)
-        return ReceiverError::make(ErrorCode::ChecksumMismatch,
+        return ProtocolError::make(ProtocolErrorCode::ChecksumMismatch,
                                    QStringLiteral("%1 arrived damaged (its XXH3 is %2, the request said %3); "
                                                   "send it again")
                                        .arg(what, QString::fromLatin1(ChunkHash::toHeader(hash.value())),
                                             QString::fromLatin1(ChunkHash::toHeader(expectedHash))));
     if (const int error = records.write(index, {expectedHash, true}); error != 0)
-        return ReceiverError::fromErrno(error, QStringLiteral("cannot record %1").arg(what));
+        return StorageError::fromErrno(error, QStringLiteral("cannot record %1").arg(what));
     records.unlockRecord(index); // before the prefix hasher looks at it
     m_prefixes.chunkStored(upload, index, true);
     return ChunkOutcome{index, false};
 }
 
-StoreResult<FinishedFile> LocalFolderStore::completeUpload(const QByteArray &id,
-                                                           const QByteArray &expectedSha256)
+Result<FinishedFile> LocalFolderStore::completeUpload(const QByteArray &id, const QByteArray &expectedSha256)
 {
     const UploadFiles files = filesOf(id);
     const auto spec = files.readRecord();
     if (!spec) {
-        if (const auto done = files.readDone(); done && spec.error().code == ErrorCode::NoSuchUpload)
+        if (const auto done = files.readDone(); done && spec.error().code == ProtocolErrorCode::NoSuchUpload)
             return *done;
         return spec.error();
     }
@@ -251,8 +251,8 @@ StoreResult<FinishedFile> LocalFolderStore::completeUpload(const QByteArray &id,
         return files.noSuchUpload();
     // Waits for chunk writers and for another complete; they cannot start while we hold it.
     if (const int error = records.lockAll(); error != 0)
-        return ReceiverError::fromErrno(error,
-                                        QStringLiteral("cannot lock upload %1").arg(QString::fromLatin1(id)));
+        return StorageError::fromErrno(error,
+                                       QStringLiteral("cannot lock upload %1").arg(QString::fromLatin1(id)));
     if (records.isRemoved()) {
         if (const auto done = files.readDone())
             return *done;
@@ -261,21 +261,21 @@ StoreResult<FinishedFile> LocalFolderStore::completeUpload(const QByteArray &id,
     return finish(files, spec.value(), records, expectedSha256);
 }
 
-StoreResult<FinishedFile> LocalFolderStore::finish(const UploadFiles &files, const UploadSpec &spec,
-                                                   ChunkRecordFile &records, const QByteArray &expectedSha256)
+Result<FinishedFile> LocalFolderStore::finish(const UploadFiles &files, const UploadSpec &spec,
+                                              ChunkRecordFile &records, const QByteArray &expectedSha256)
 {
     const auto state = files.state(spec, records);
     if (!state)
         return state.error();
     if (state.value().received.size() != state.value().chunkCount) {
-        ReceiverError error;
+        ProtocolError error;
         for (qint64 index = 0, next = 0; index < state.value().chunkCount; ++index) {
             if (next < state.value().received.size() && state.value().received.at(next) == index)
                 ++next;
             else
                 error.missing.append(index);
         }
-        error.code = ErrorCode::Incomplete;
+        error.code = ProtocolErrorCode::Incomplete;
         error.message = QStringLiteral("chunks %1 of '%2' have not arrived; send them, then complete again")
                             .arg(listForMessage(error.missing), spec.path);
         return error;
@@ -285,17 +285,17 @@ StoreResult<FinishedFile> LocalFolderStore::finish(const UploadFiles &files, con
     const UniqueFd part(::open(partPath.constData(), O_RDONLY | O_CLOEXEC));
     const auto actual = part.isValid() ? hashPart(files, spec, records, part.get()) : std::nullopt;
     if (!actual)
-        return ReceiverError::fromErrno(errno, QStringLiteral("cannot read the data of '%1'").arg(spec.path));
+        return StorageError::fromErrno(errno, QStringLiteral("cannot read the data of '%1'").arg(spec.path));
     if (*actual != expectedSha256) {
         records.clearAll(state.value().chunkCount);
-        return ReceiverError::make(
-            ErrorCode::ChecksumMismatch,
+        return ProtocolError::make(
+            ProtocolErrorCode::ChecksumMismatch,
             QStringLiteral("the SHA-256 of '%1' is %2, not %3; the file changed or was "
                            "damaged — every chunk must be sent again")
                 .arg(spec.path, QString::fromLatin1(*actual), QString::fromLatin1(expectedSha256)));
     }
     if (::fdatasync(part.get()) != 0)
-        return ReceiverError::fromErrno(errno, QStringLiteral("cannot sync the data of '%1'").arg(spec.path));
+        return StorageError::fromErrno(errno, QStringLiteral("cannot sync the data of '%1'").arg(spec.path));
     const auto placed = m_placer.place(partPath, spec.path, spec.onConflict, *actual);
     if (!placed)
         return placed.error();
@@ -306,7 +306,7 @@ StoreResult<FinishedFile> LocalFolderStore::finish(const UploadFiles &files, con
     return placed;
 }
 
-StoreResult<Done> LocalFolderStore::abortUpload(const QByteArray &id)
+Result<Done> LocalFolderStore::abortUpload(const QByteArray &id)
 {
     const UploadFiles files = filesOf(id);
     if (!UploadId::isValid(id))
@@ -323,9 +323,8 @@ StoreResult<Done> LocalFolderStore::abortUpload(const QByteArray &id)
     return Done{};
 }
 
-StoreResult<FinishedFile> LocalFolderStore::putFile(const QString &path, qint64 size,
-                                                    ConflictPolicy onConflict,
-                                                    const QByteArray &expectedSha256, const BodyReader &body)
+Result<FinishedFile> LocalFolderStore::putFile(const QString &path, qint64 size, ConflictPolicy onConflict,
+                                               const QByteArray &expectedSha256, const BodyReader &body)
 {
     const auto preflight = m_placer.preflight(path, size, onConflict, expectedSha256);
     if (!preflight)
@@ -335,13 +334,13 @@ StoreResult<FinishedFile> LocalFolderStore::putFile(const QString &path, qint64 
     const QByteArray temporary = FileOps::temporaryName(m_uploads + "/put") + ".part";
     const UniqueFd part(::open(temporary.constData(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
     if (!part.isValid())
-        return ReceiverError::fromErrno(errno, QStringLiteral("cannot create a file for '%1'").arg(path));
-    const auto fail = [&temporary](ReceiverError error) {
+        return StorageError::fromErrno(errno, QStringLiteral("cannot create a file for '%1'").arg(path));
+    const auto fail = [&temporary](ProtocolError error) {
         ::unlink(temporary.constData());
-        return StoreResult<FinishedFile>(std::move(error));
+        return Result<FinishedFile>(std::move(error));
     };
     if (const int error = PartWriter::presize(part.get(), size); error != 0)
-        return fail(ReceiverError::fromErrno(
+        return fail(StorageError::fromErrno(
             error, QStringLiteral("cannot reserve %1 bytes for '%2'").arg(size).arg(path)));
     // A body bigger than one buffer is hashed on a second thread while this one receives and writes.
     Sha256 hash;
@@ -357,13 +356,12 @@ StoreResult<FinishedFile> LocalFolderStore::putFile(const QString &path, qint64 
         return fail(*problem);
     const QByteArray actual = pipeline ? pipeline->finish() : hash.hexDigest();
     if (!expectedSha256.isEmpty() && actual != expectedSha256)
-        return fail(ReceiverError::make(
-            ErrorCode::ChecksumMismatch,
+        return fail(ProtocolError::make(
+            ProtocolErrorCode::ChecksumMismatch,
             QStringLiteral("the SHA-256 of '%1' is %2, not %3; send the file again")
                 .arg(path, QString::fromLatin1(actual), QString::fromLatin1(expectedSha256))));
     if (::fdatasync(part.get()) != 0)
-        return fail(
-            ReceiverError::fromErrno(errno, QStringLiteral("cannot sync the data of '%1'").arg(path)));
+        return fail(StorageError::fromErrno(errno, QStringLiteral("cannot sync the data of '%1'").arg(path)));
     const auto placed = m_placer.place(temporary, path, onConflict, actual);
     if (!placed)
         return fail(placed.error());

@@ -23,7 +23,7 @@ public:
     explicit LocalFolderStore(const QString &storageFolder);
 
     // Creates the storage folder and its private folder if missing; the error says what to do.
-    std::optional<ReceiverError> prepare();
+    std::optional<ProtocolError> prepare();
     QString storageFolder() const { return m_storageFolder; }
     PrefixHasher &prefixHasher() { return m_prefixes; }
     // Removes expired uploads, .done records and leftovers (UploadSweeper); one log line each.
@@ -31,14 +31,14 @@ public:
     // Unfinished uploads sweep() expired since this store was made (for /metrics).
     quint64 expiredUploads() const { return m_expiredUploads; }
 
-    StoreResult<CreateOutcome> createUpload(const UploadSpec &spec) override;
-    StoreResult<UploadState> findUpload(const QByteArray &id) override;
-    StoreResult<ChunkOutcome> writeChunk(const QByteArray &id, qint64 index, qint64 length,
-                                         quint64 expectedHash, const BodyReader &body) override;
-    StoreResult<FinishedFile> completeUpload(const QByteArray &id, const QByteArray &expectedSha256) override;
-    StoreResult<Done> abortUpload(const QByteArray &id) override;
-    StoreResult<FinishedFile> putFile(const QString &path, qint64 size, ConflictPolicy onConflict,
-                                      const QByteArray &expectedSha256, const BodyReader &body) override;
+    Result<CreateOutcome> createUpload(const UploadSpec &spec) override;
+    Result<UploadState> findUpload(const QByteArray &id) override;
+    Result<ChunkOutcome> writeChunk(const QByteArray &id, qint64 index, qint64 length, quint64 expectedHash,
+                                    const BodyReader &body) override;
+    Result<FinishedFile> completeUpload(const QByteArray &id, const QByteArray &expectedSha256) override;
+    Result<Done> abortUpload(const QByteArray &id) override;
+    Result<FinishedFile> putFile(const QString &path, qint64 size, ConflictPolicy onConflict,
+                                 const QByteArray &expectedSha256, const BodyReader &body) override;
     FolderUsage usage(const QString &folder, bool withFinishedBytes) override;
     std::optional<QString> uploadPath(const QByteArray &id) override;
 
@@ -49,9 +49,9 @@ private:
     std::optional<QByteArray> hashPart(const UploadFiles &files, const UploadSpec &spec,
                                        const ChunkRecordFile &records, int partFd);
     qint64 finishedBytesBelow(const QString &folder) const;
-    StoreResult<ChunkOutcome> drainAsDuplicate(qint64 index, const BodyReader &body) const;
-    StoreResult<FinishedFile> finish(const UploadFiles &files, const UploadSpec &spec,
-                                     ChunkRecordFile &records, const QByteArray &expectedSha256);
+    Result<ChunkOutcome> drainAsDuplicate(qint64 index, const BodyReader &body) const;
+    Result<FinishedFile> finish(const UploadFiles &files, const UploadSpec &spec, ChunkRecordFile &records,
+                                const QByteArray &expectedSha256);
 
     QString m_storageFolder;
     QByteArray m_root;    // the storage folder, native encoding

@@ -1,6 +1,7 @@
 #include "PartWriter.h"
 
 #include "HashPipeline.h"
+#include "StorageError.h"
 
 #include <cerrno>
 #include <cstring>
@@ -28,16 +29,16 @@ int PartWriter::presize(int fd, qint64 size)
     return ::ftruncate(fd, size) == 0 ? 0 : errno;
 }
 
-std::optional<ReceiverError> PartWriter::Result::problem(qint64 expected, const QString &what) const
+std::optional<ProtocolError> PartWriter::Result::problem(qint64 expected, const QString &what) const
 {
     if (writeError != 0)
-        return ReceiverError::fromErrno(writeError, QStringLiteral("cannot write %1").arg(what));
+        return StorageError::fromErrno(writeError, QStringLiteral("cannot write %1").arg(what));
     if (tooLong)
-        return ReceiverError::make(
-            ErrorCode::TooLarge,
+        return ProtocolError::make(
+            ProtocolErrorCode::TooLarge,
             QStringLiteral("the body of %1 is longer than its %2 bytes").arg(what).arg(expected));
     if (!complete || bytes != expected)
-        return ReceiverError::make(ErrorCode::LengthMismatch,
+        return ProtocolError::make(ProtocolErrorCode::LengthMismatch,
                                    QStringLiteral("the body of %1 ended after %2 of %3 bytes; send it again")
                                        .arg(what)
                                        .arg(bytes)

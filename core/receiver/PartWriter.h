@@ -26,7 +26,7 @@ public:
         int writeError = 0;    // errno of a failed write, 0 if none
 
         // The protocol's answer when the copy of `expected` bytes of `what` failed, else nullopt.
-        std::optional<ReceiverError> problem(qint64 expected, const QString &what) const;
+        std::optional<ProtocolError> problem(qint64 expected, const QString &what) const;
     };
 
     // Sizes a data file up front; its blocks are reserved so a full disk shows before the upload.

@@ -1,6 +1,7 @@
 #include "PrefixHasher.h"
 
 #include "ChunkHash.h"
+#include "ChunkLayout.h"
 #include "ChunkRecordFile.h"
 #include "FileOps.h"
 #include "Sha256.h"
@@ -157,7 +158,7 @@ void PrefixHasher::advance(Entry &entry)
     const UniqueFd part(::open(entry.upload.partPath.constData(), O_RDONLY | O_CLOEXEC));
     if (!part.isValid())
         return;
-    const qint64 chunkCount = chunkCountFor(entry.upload.size, entry.upload.chunkSize);
+    const qint64 chunkCount = ChunkLayout(entry.upload.size, entry.upload.chunkSize).chunkCount();
     for (;;) {
         const std::lock_guard<std::mutex> locker(entry.mutex);
         const qint64 index = entry.nextChunk;

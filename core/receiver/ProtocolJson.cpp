@@ -1,5 +1,6 @@
 #include "ProtocolJson.h"
 
+#include "ChunkLayout.h"
 #include "Sha256.h"
 #include "UploadPath.h"
 
@@ -13,15 +14,13 @@ namespace {
 
 // JSON numbers are doubles: integers are exact up to 2^53, far beyond any file we will see.
 constexpr double MaxExactInteger = 9007199254740992.0;
-constexpr qint64 MaxChunkSize = qint64(1) << 30;
-constexpr qint64 MaxChunkCount = qint64(1) << 20;
 
-ReceiverError badRequest(const QString &message)
+ProtocolError badRequest(const QString &message)
 {
-    return ReceiverError::make(ErrorCode::BadRequest, message);
+    return ProtocolError::make(ProtocolErrorCode::BadRequest, message);
 }
 
-StoreResult<QJsonObject> parseObject(const QByteArray &body)
+Result<QJsonObject> parseObject(const QByteArray &body)
 {
     QJsonParseError error{};
     const QJsonDocument document = QJsonDocument::fromJson(body, &error);
@@ -44,7 +43,7 @@ std::optional<qint64> integerField(const QJsonObject &object, const QString &nam
 
 } // namespace
 
-StoreResult<UploadSpec> parseCreate(const QByteArray &body)
+Result<UploadSpec> parseCreate(const QByteArray &body)
 {
     const auto parsed = parseObject(body);
     if (!parsed)
@@ -55,7 +54,7 @@ StoreResult<UploadSpec> parseCreate(const QByteArray &body)
     if (!object.value(QStringLiteral("path")).isString())
         return badRequest(QStringLiteral("\"path\" is missing or not a string"));
     if (const auto problem = UploadPath::problem(path))
-        return ReceiverError::make(ErrorCode::BadPath,
+        return ProtocolError::make(ProtocolErrorCode::BadPath,
                                    QStringLiteral("refusing the destination path: %1; send a "
                                                   "relative path below the storage folder")
                                        .arg(*problem));
@@ -67,15 +66,8 @@ StoreResult<UploadSpec> parseCreate(const QByteArray &body)
         return badRequest(
             QStringLiteral("\"size\", \"mtime\" and \"chunkSize\" must be whole numbers (size and "
                            "chunkSize not negative)"));
-    if (*chunkSize < 1 || *chunkSize > MaxChunkSize)
-        return badRequest(QStringLiteral("\"chunkSize\" must be between 1 byte and 1 GiB"));
-    if (*size / *chunkSize >= MaxChunkCount)
-        return badRequest(
-            QStringLiteral("%1 bytes in chunks of %2 would be more than %3 chunks; use a larger "
-                           "chunkSize")
-                .arg(*size)
-                .arg(*chunkSize)
-                .arg(MaxChunkCount));
+    if (const auto problem = ChunkLayout::problem(*size, *chunkSize))
+        return badRequest(*problem);
     spec.size = *size;
     spec.mtime = *mtime;
     spec.chunkSize = *chunkSize;
@@ -95,7 +87,7 @@ StoreResult<UploadSpec> parseCreate(const QByteArray &body)
     return spec;
 }
 
-StoreResult<QByteArray> parseComplete(const QByteArray &body)
+Result<QByteArray> parseComplete(const QByteArray &body)
 {
     const auto parsed = parseObject(body);
     if (!parsed)

@@ -10,9 +10,9 @@
 namespace multilane::ProtocolJson {
 
 // POST /v1/uploads; the path is checked with UploadPath::problem().
-StoreResult<UploadSpec> parseCreate(const QByteArray &body);
+Result<UploadSpec> parseCreate(const QByteArray &body);
 // POST /v1/uploads/{id}/complete: the lowercase SHA-256.
-StoreResult<QByteArray> parseComplete(const QByteArray &body);
+Result<QByteArray> parseComplete(const QByteArray &body);
 
 QJsonObject uploadState(const UploadState &state);
 QJsonObject createOutcome(const CreateOutcome &outcome);

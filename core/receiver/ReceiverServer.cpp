@@ -3,6 +3,7 @@
 #include "ConnectionQueue.h"
 #include "HeaderLimitedServer.h"
 #include "HttpBridge.h"
+#include "ProtocolNames.h"
 #include "ReceiverLimits.h"
 
 #include <arpa/inet.h>
@@ -184,7 +185,7 @@ void ReceiverServer::serveMetricsOnly(httplib::Server &http)
         HttpBridge::serveMetrics(*m_metrics, m_metricsAccess, request, response);
     });
     ReceiverService &service = m_service;
-    http.Get("/v1/health", [&service](const httplib::Request &request, httplib::Response &response) {
+    http.Get(Protocol::HealthRoute, [&service](const httplib::Request &request, httplib::Response &response) {
         HttpBridge::handleWithoutBody(service, request, response);
     });
 }

@@ -3,6 +3,7 @@
 #include "FolderScope.h"
 #include "ProbeStream.h"
 #include "ProtocolJson.h"
+#include "ProtocolNames.h"
 #include "RequestRouter.h"
 #include "UploadId.h"
 #include "UploadStore.h"
@@ -21,7 +22,7 @@ namespace multilane {
 namespace {
 
 // Reads a small JSON body; bigger ones are refused instead of buffered.
-StoreResult<QByteArray> readJsonBody(const ServiceRequest &request)
+Result<QByteArray> readJsonBody(const ServiceRequest &request)
 {
     QByteArray body;
     bool tooLarge = false;
@@ -35,11 +36,12 @@ StoreResult<QByteArray> readJsonBody(const ServiceRequest &request)
             return true;
         });
         if (tooLarge)
-            return ReceiverError::make(
-                ErrorCode::TooLarge,
+            return ProtocolError::make(
+                ProtocolErrorCode::TooLarge,
                 QStringLiteral("the JSON body is larger than %1 bytes").arg(ReceiverService::MaxJsonBody));
         if (!complete)
-            return ReceiverError::make(ErrorCode::BadRequest, QStringLiteral("the request body ended early"));
+            return ProtocolError::make(ProtocolErrorCode::BadRequest,
+                                       QStringLiteral("the request body ended early"));
     }
     return body;
 }
@@ -53,18 +55,18 @@ BodyReader bodyOf(const ServiceRequest &request)
 }
 
 // An error response; 401 also names the scheme the receiver wants (RFC 6750).
-ServiceResponse refusal(const ReceiverError &error)
+ServiceResponse refusal(const ProtocolError &error)
 {
     ServiceResponse response = ServiceResponse::error(error);
-    if (error.code == ErrorCode::Unauthorized)
+    if (error.code == ProtocolErrorCode::Unauthorized)
         response.headers.append({QByteArrayLiteral("WWW-Authenticate"),
                                  QByteArrayLiteral("Bearer realm=\"multilane-receiver\"")});
     return response;
 }
 
-ReceiverError forbidden(const AccessToken &token, const QString &path)
+ProtocolError forbidden(const AccessToken &token, const QString &path)
 {
-    return ReceiverError::make(ErrorCode::Forbidden,
+    return ProtocolError::make(ProtocolErrorCode::Forbidden,
                                QStringLiteral("token '%1' may only write below '%2/', not to '%3'; put the "
                                               "destination under '%2/'")
                                    .arg(token.id, token.folder, path.left(200)));
@@ -108,7 +110,7 @@ ServiceResponse ReceiverService::handle(const ServiceRequest &request)
     return dispatch(admitted.value(), request);
 }
 
-std::optional<ReceiverError> ReceiverService::checkHeaders(const ServiceRequest &request) const
+std::optional<ProtocolError> ReceiverService::checkHeaders(const ServiceRequest &request) const
 {
     qint64 bytes = 0;
     for (auto header = request.headers.begin(); header != request.headers.end(); ++header)
@@ -116,7 +118,7 @@ std::optional<ReceiverError> ReceiverService::checkHeaders(const ServiceRequest 
     const ReceiverLimits &limits = m_options.limits;
     if (bytes <= limits.maxHeaderBytes && request.headers.size() <= limits.maxHeaderCount)
         return std::nullopt;
-    return ReceiverError::make(ErrorCode::HeadersTooLarge,
+    return ProtocolError::make(ProtocolErrorCode::HeadersTooLarge,
                                QStringLiteral("the request has %1 header fields of %2 bytes in all; this "
                                               "receiver accepts at most %3 fields and %4 bytes")
                                    .arg(request.headers.size())
@@ -125,15 +127,15 @@ std::optional<ReceiverError> ReceiverService::checkHeaders(const ServiceRequest 
                                    .arg(limits.maxHeaderBytes));
 }
 
-StoreResult<ReceiverService::Admitted> ReceiverService::admit(const ServiceRequest &request) const
+Result<ReceiverService::Admitted> ReceiverService::admit(const ServiceRequest &request) const
 {
     if (const auto problem = checkHeaders(request))
         return *problem;
     // Health stays open for load balancers; everything else, unknown routes included, is
     // answered only to a known token, so a stranger learns nothing about the receiver.
-    const bool health = request.method == "GET" && request.path == "/v1/health";
-    const auto token = health ? StoreResult<AccessToken>(AccessPolicy::anonymous())
-                              : m_options.access.authenticate(request.header("authorization"));
+    const bool health = request.method == "GET" && request.path == Protocol::HealthRoute;
+    const auto token = health ? Result<AccessToken>(AccessPolicy::anonymous())
+                              : m_options.access.authenticate(request.header(Protocol::AuthorizationHeader));
     if (!token)
         return token.error();
     auto routed = RequestRouter::route(request);
@@ -154,7 +156,7 @@ StoreResult<ReceiverService::Admitted> ReceiverService::admit(const ServiceReque
     return admitted;
 }
 
-std::optional<ReceiverError> ReceiverService::checkScope(const Route &route, const AccessToken &token) const
+std::optional<ProtocolError> ReceiverService::checkScope(const Route &route, const AccessToken &token) const
 {
     if (token.folder.isEmpty())
         return std::nullopt;
@@ -170,15 +172,16 @@ std::optional<ReceiverError> ReceiverService::checkScope(const Route &route, con
         // An id is derived from its path, so the path found now is the path it will always have.
         const auto path = m_store.uploadPath(route.id);
         if (!path)
-            return ReceiverError::make(ErrorCode::NoSuchUpload,
+            return ProtocolError::make(ProtocolErrorCode::NoSuchUpload,
                                        QStringLiteral("upload %1 does not exist (never created, aborted or "
                                                       "expired); create it again with POST /v1/uploads")
                                            .arg(QString::fromLatin1(route.id)));
         if (!FolderScope::contains(token.folder, *path)) // the message does not reveal that path
-            return ReceiverError::make(
-                ErrorCode::Forbidden, QStringLiteral("upload %1 is outside '%2/', the only folder token '%3' "
-                                                     "may use; use the id of an upload you created there")
-                                          .arg(QString::fromLatin1(route.id), token.folder, token.id));
+            return ProtocolError::make(
+                ProtocolErrorCode::Forbidden,
+                QStringLiteral("upload %1 is outside '%2/', the only folder token '%3' "
+                               "may use; use the id of an upload you created there")
+                    .arg(QString::fromLatin1(route.id), token.folder, token.id));
         return std::nullopt;
     }
     case Route::Kind::Health:
@@ -196,8 +199,8 @@ ServiceResponse ReceiverService::dispatch(const Admitted &admitted, const Servic
     switch (route.kind) {
     case Route::Kind::Health:
         return ServiceResponse::json(200, {{QStringLiteral("status"), QStringLiteral("ok")},
-                                           {QStringLiteral("service"), QStringLiteral("multilane-receiver")},
-                                           {QStringLiteral("protocol"), 1},
+                                           {QStringLiteral("service"), QLatin1String(Protocol::ServiceName)},
+                                           {QStringLiteral("protocol"), Protocol::Version},
                                            {QStringLiteral("version"), version()}});
     case Route::Kind::Probe:
         return probe(route.probeBytes);
@@ -229,7 +232,8 @@ ServiceResponse ReceiverService::dispatch(const Admitted &admitted, const Servic
         return ServiceResponse::json(200, {{QStringLiteral("bytes"), received}});
     }
     }
-    return ServiceResponse::error(ReceiverError::make(ErrorCode::NotFound, QStringLiteral("unknown route")));
+    return ServiceResponse::error(
+        ProtocolError::make(ProtocolErrorCode::NotFound, QStringLiteral("unknown route")));
 }
 
 ServiceResponse ReceiverService::probe(qint64 bytes) const

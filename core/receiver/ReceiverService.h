@@ -43,9 +43,9 @@ public:
 private:
     struct Admitted;
     // Everything checked before a body is read; the route and the token that may use it.
-    StoreResult<Admitted> admit(const ServiceRequest &request) const;
-    std::optional<ReceiverError> checkHeaders(const ServiceRequest &request) const;
-    std::optional<ReceiverError> checkScope(const Route &route, const AccessToken &token) const;
+    Result<Admitted> admit(const ServiceRequest &request) const;
+    std::optional<ProtocolError> checkHeaders(const ServiceRequest &request) const;
+    std::optional<ProtocolError> checkScope(const Route &route, const AccessToken &token) const;
     ServiceResponse dispatch(const Admitted &admitted, const ServiceRequest &request);
     ServiceResponse probe(qint64 bytes) const;
     ServiceResponse createUpload(const AccessToken &token, const ServiceRequest &request);

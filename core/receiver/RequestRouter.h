@@ -1,7 +1,7 @@
 #pragma once
 
-#include "ServiceMessages.h"
 #include "Result.h"
+#include "ServiceMessages.h"
 #include "UploadTypes.h"
 
 #include <QByteArray>
@@ -39,7 +39,7 @@ namespace RequestRouter {
 
 inline constexpr qint64 MaxProbeBytes = qint64(1) << 30;
 
-StoreResult<Route> route(const ServiceRequest &request);
+Result<Route> route(const ServiceRequest &request);
 // A non-negative decimal without sign or spaces that fits in qint64.
 std::optional<qint64> parseCount(const QByteArray &text);
 

@@ -1,20 +1,19 @@
 #include "RouteLabel.h"
 
+#include "ProtocolNames.h"
+
 #include <array>
 
 namespace multilane {
 
 namespace {
 
-constexpr std::string_view FilesPrefix = "/v1/files/";
+constexpr std::string_view FilesPrefix = Protocol::FilesRoute;
+constexpr std::string_view UploadsRoute = Protocol::UploadsRoute;
 
-// Splits "/v1/a/b/c" after "/v1/" into at most 4 parts; false when the path has more.
-bool splitAfterVersion(std::string_view path, std::array<std::string_view, 4> &parts, int &count)
+// Splits `path` at '/' into at most parts.size() parts; false when it has more.
+bool split(std::string_view path, std::array<std::string_view, 3> &parts, int &count)
 {
-    constexpr std::string_view Version = "/v1/";
-    if (!path.starts_with(Version))
-        return false;
-    path.remove_prefix(Version.size());
     count = 0;
     while (true) {
         if (count == int(parts.size()))
@@ -27,6 +26,27 @@ bool splitAfterVersion(std::string_view path, std::array<std::string_view, 4> &p
     }
 }
 
+// The routes below /v1/uploads/: `rest` is what follows that prefix ("{id}/chunks/{n}", …).
+void labelUpload(RouteLabel &label, std::string_view method, std::string_view rest)
+{
+    std::array<std::string_view, 3> parts;
+    int count = 0;
+    if (!split(rest, parts, count))
+        return;
+    using Kind = RouteLabel::Kind;
+    if (count == 1 && (method == "GET" || method == "DELETE"))
+        label.kind = method == "GET" ? Kind::GetUpload : Kind::AbortUpload;
+    else if (count == 2 && parts[1] == Protocol::CompleteSegment && method == "POST")
+        label.kind = Kind::CompleteUpload;
+    else if (count == 3 && parts[1] == Protocol::ChunksSegment && method == "PUT")
+        label.kind = Kind::PutChunk;
+    else
+        return;
+    label.id = parts[0];
+    if (label.kind == Kind::PutChunk)
+        label.chunk = parts[2];
+}
+
 } // namespace
 
 RouteLabel RouteLabel::of(std::string_view method, std::string_view path)
@@ -34,38 +54,20 @@ RouteLabel RouteLabel::of(std::string_view method, std::string_view path)
     RouteLabel label;
     if (path == "/metrics") {
         label.kind = method == "GET" ? Kind::Metrics : Kind::Unknown;
-        return label;
-    }
-    if (path.starts_with(FilesPrefix) && method == "PUT") {
+    } else if (path.starts_with(FilesPrefix) && method == "PUT") {
         label.kind = Kind::PutFile;
         label.filePath = path.substr(FilesPrefix.size());
-        return label;
-    }
-    std::array<std::string_view, 4> parts;
-    int count = 0;
-    if (!splitAfterVersion(path, parts, count))
-        return label;
-    const std::string_view resource = parts[0];
-    if (count == 1 && resource == "health" && method == "GET") {
+    } else if (path == Protocol::HealthRoute && method == "GET") {
         label.kind = Kind::Health;
-    } else if (count == 1 && resource == "probe" && method == "GET") {
+    } else if (path == Protocol::ProbeRoute && method == "GET") {
         label.kind = Kind::Probe;
-    } else if (count == 1 && resource == "discard" && method == "PUT") {
+    } else if (path == Protocol::DiscardRoute && method == "PUT") {
         label.kind = Kind::Discard;
-    } else if (resource != "uploads") {
-        return label;
-    } else if (count == 1 && method == "POST") {
+    } else if (path == UploadsRoute && method == "POST") {
         label.kind = Kind::CreateUpload;
-    } else if (count == 2 && (method == "GET" || method == "DELETE")) {
-        label.kind = method == "GET" ? Kind::GetUpload : Kind::AbortUpload;
-        label.id = parts[1];
-    } else if (count == 3 && parts[2] == "complete" && method == "POST") {
-        label.kind = Kind::CompleteUpload;
-        label.id = parts[1];
-    } else if (count == 4 && parts[2] == "chunks" && method == "PUT") {
-        label.kind = Kind::PutChunk;
-        label.id = parts[1];
-        label.chunk = parts[3];
+    } else if (path.starts_with(UploadsRoute) && path.size() > UploadsRoute.size() &&
+               path[UploadsRoute.size()] == '/') {
+        labelUpload(label, method, path.substr(UploadsRoute.size() + 1));
     }
     return label;
 }
@@ -103,13 +105,13 @@ const char *RouteLabel::pathTemplate(Kind kind)
 {
     switch (kind) {
     case Kind::Health:
-        return "/v1/health";
+        return Protocol::HealthRoute;
     case Kind::Probe:
-        return "/v1/probe";
+        return Protocol::ProbeRoute;
     case Kind::Discard:
-        return "/v1/discard";
+        return Protocol::DiscardRoute;
     case Kind::CreateUpload:
-        return "/v1/uploads";
+        return Protocol::UploadsRoute;
     case Kind::GetUpload:
     case Kind::AbortUpload:
         return "/v1/uploads/{id}";

@@ -1,6 +1,5 @@
 #include "ServiceMessages.h"
 
-#include <QJsonArray>
 #include <QJsonDocument>
 
 namespace multilane {
@@ -13,19 +12,9 @@ ServiceResponse ServiceResponse::json(int status, const QJsonObject &object)
     return response;
 }
 
-ServiceResponse ServiceResponse::error(const ReceiverError &error)
+ServiceResponse ServiceResponse::error(const ProtocolError &error)
 {
-    QJsonObject details{{QStringLiteral("code"), QLatin1String(errorCodeName(error.code))},
-                        {QStringLiteral("message"), error.message}};
-    if (error.code == ErrorCode::Incomplete) {
-        QJsonArray missing;
-        for (const qint64 index : error.missing)
-            missing.append(index);
-        details.insert(QStringLiteral("missing"), missing);
-    }
-    for (auto figure = error.figures.begin(); figure != error.figures.end(); ++figure)
-        details.insert(figure.key(), figure.value());
-    return json(httpStatus(error.code), QJsonObject{{QStringLiteral("error"), details}});
+    return json(httpStatus(error.code), QJsonObject{{QStringLiteral("error"), error.toJson()}});
 }
 
 } // namespace multilane

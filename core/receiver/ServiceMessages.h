@@ -20,7 +20,8 @@ struct ServiceRequest {
     QHash<QByteArray, QByteArray> headers; // names in lower case
     BodyReader body;                       // unset when the request has no body
 
-    QByteArray header(const QByteArray &lowerCaseName) const { return headers.value(lowerCaseName); }
+    // `name` in any case, as Protocol spells it ("X-Chunk-Hash"); empty when absent.
+    QByteArray header(QByteArrayView name) const { return headers.value(name.toByteArray().toLower()); }
 };
 
 // The service's answer: a JSON body, or a generated stream (the probe).
@@ -37,7 +38,7 @@ struct ServiceResponse {
 
     static ServiceResponse json(int status, const QJsonObject &object);
     // {"error":{"code":…,"message":…}}, with "missing":[…] in it for incomplete uploads.
-    static ServiceResponse error(const ReceiverError &error);
+    static ServiceResponse error(const ProtocolError &error);
 };
 
 } // namespace multilane

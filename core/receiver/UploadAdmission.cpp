@@ -25,12 +25,12 @@ UploadAdmission::UploadAdmission(UploadStore &store, ReceiverLimits limits, Disk
     , m_clock(clock ? std::move(clock) : Clock(&std::chrono::steady_clock::now))
 {}
 
-std::optional<ReceiverError> UploadAdmission::checkFileSize(const QString &path, qint64 size) const
+std::optional<ProtocolError> UploadAdmission::checkFileSize(const QString &path, qint64 size) const
 {
     if (size <= m_limits.maxFileSize)
         return std::nullopt;
-    ReceiverError error = ReceiverError::make(
-        ErrorCode::FileTooLarge,
+    ProtocolError error = ProtocolError::make(
+        ProtocolErrorCode::FileTooLarge,
         QStringLiteral("'%1' is %2 (%3 bytes); this receiver accepts files of at most %4 (%5 bytes, "
                        "--max-file-size); ask its administrator to raise the limit or send a smaller file")
             .arg(path.left(200), ByteSize::format(size))
@@ -41,12 +41,12 @@ std::optional<ReceiverError> UploadAdmission::checkFileSize(const QString &path,
     return error;
 }
 
-std::optional<ReceiverError> UploadAdmission::checkChunkSize(qint64 chunkSize) const
+std::optional<ProtocolError> UploadAdmission::checkChunkSize(qint64 chunkSize) const
 {
     if (chunkSize <= m_limits.maxChunkSize)
         return std::nullopt;
-    ReceiverError error = ReceiverError::make(
-        ErrorCode::ChunkTooLarge,
+    ProtocolError error = ProtocolError::make(
+        ProtocolErrorCode::ChunkTooLarge,
         QStringLiteral(
             "a chunk of %1 bytes is larger than this receiver accepts (%2 bytes, --max-chunk-size); "
             "use a smaller chunk size")
@@ -56,7 +56,7 @@ std::optional<ReceiverError> UploadAdmission::checkChunkSize(qint64 chunkSize) c
     return error;
 }
 
-std::optional<ReceiverError> UploadAdmission::admitNewFile(const AccessToken &token, const QString &path,
+std::optional<ProtocolError> UploadAdmission::admitNewFile(const AccessToken &token, const QString &path,
                                                            qint64 size, bool isUpload) const
 {
     if (const auto tooLarge = checkFileSize(path, size))
@@ -64,8 +64,8 @@ std::optional<ReceiverError> UploadAdmission::admitNewFile(const AccessToken &to
     if (isUpload) {
         const qint64 unfinished = m_store.usage(token.folder, false).unfinishedUploads;
         if (unfinished >= m_limits.maxUnfinished) {
-            ReceiverError error = ReceiverError::make(
-                ErrorCode::TooManyUploads,
+            ProtocolError error = ProtocolError::make(
+                ProtocolErrorCode::TooManyUploads,
                 QStringLiteral("%1 unfinished uploads are already open in %2 (at most %3 per token, "
                                "--max-unfinished); finish or abort some (DELETE /v1/uploads/{id}) before "
                                "starting more")
@@ -94,7 +94,7 @@ void UploadAdmission::wholeFileEnded(const AccessToken &token, qint64 size, bool
         chargeLocked(token.folder, size);
 }
 
-std::optional<ReceiverError> UploadAdmission::checkQuota(const AccessToken &token, const QString &path,
+std::optional<ProtocolError> UploadAdmission::checkQuota(const AccessToken &token, const QString &path,
                                                          qint64 size, bool isUpload) const
 {
     if (!token.quota)
@@ -111,8 +111,8 @@ std::optional<ReceiverError> UploadAdmission::checkQuota(const AccessToken &toke
         return std::nullopt;
     }
     const qint64 left = std::max<qint64>(0, quota - used);
-    ReceiverError error = ReceiverError::make(
-        ErrorCode::QuotaExceeded,
+    ProtocolError error = ProtocolError::make(
+        ProtocolErrorCode::QuotaExceeded,
         QStringLiteral("token '%1' may keep %2 in %3 and uses %4 (finished files and unfinished uploads), "
                        "so %5 are left; '%6' needs %7. Remove files there, or ask the receiver's "
                        "administrator for a larger quota")
@@ -143,13 +143,13 @@ void UploadAdmission::chargeLocked(const QString &folder, qint64 bytes) const
         cached->bytes += bytes;
 }
 
-std::optional<ReceiverError> UploadAdmission::checkReserve(const QString &path, qint64 size) const
+std::optional<ProtocolError> UploadAdmission::checkReserve(const QString &path, qint64 size) const
 {
     const auto available = m_freeSpace ? m_freeSpace() : std::nullopt;
     if (!available || *available - size >= m_limits.diskReserve)
         return std::nullopt; // a disk that cannot tell its free space is not refused on a guess
-    ReceiverError error = ReceiverError::make(
-        ErrorCode::InsufficientStorage,
+    ProtocolError error = ProtocolError::make(
+        ProtocolErrorCode::InsufficientStorage,
         QStringLiteral(
             "the receiver's disk has %1 free and keeps %2 in reserve (--disk-reserve), so '%3' (%4) "
             "does not fit; free space on the receiver, or ask its administrator")
@@ -160,13 +160,13 @@ std::optional<ReceiverError> UploadAdmission::checkReserve(const QString &path, 
     return error;
 }
 
-std::optional<ReceiverError> UploadAdmission::admitChunkWrite(qint64 index) const
+std::optional<ProtocolError> UploadAdmission::admitChunkWrite(qint64 index) const
 {
     const auto available = m_freeSpace ? m_freeSpace() : std::nullopt;
     if (!available || *available >= m_limits.diskReserve)
         return std::nullopt;
-    ReceiverError error = ReceiverError::make(
-        ErrorCode::InsufficientStorage,
+    ProtocolError error = ProtocolError::make(
+        ProtocolErrorCode::InsufficientStorage,
         QStringLiteral("the receiver's disk has only %1 free, less than the %2 it keeps in reserve "
                        "(--disk-reserve), so chunk %3 was not written; the upload is kept: send the chunk "
                        "again once space was freed on the receiver")

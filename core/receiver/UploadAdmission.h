@@ -34,23 +34,23 @@ public:
 
     const ReceiverLimits &limits() const { return m_limits; }
 
-    std::optional<ReceiverError> checkFileSize(const QString &path, qint64 size) const;
-    std::optional<ReceiverError> checkChunkSize(qint64 chunkSize) const;
+    std::optional<ProtocolError> checkFileSize(const QString &path, qint64 size) const;
+    std::optional<ProtocolError> checkChunkSize(qint64 chunkSize) const;
     // A new upload (POST /v1/uploads that creates one) or a whole file (PUT /v1/files) of `size`
     // bytes at `path` by `token`. Resumed uploads are not asked: their space is already counted.
     // A whole file admitted here counts against its token's quota until wholeFileEnded().
-    std::optional<ReceiverError> admitNewFile(const AccessToken &token, const QString &path, qint64 size,
+    std::optional<ProtocolError> admitNewFile(const AccessToken &token, const QString &path, qint64 size,
                                               bool isUpload) const;
     // The body of an admitted whole file was stored (now on disk, counted there) or not (gone).
     void wholeFileEnded(const AccessToken &token, qint64 size, bool stored) const;
     // Before a chunk is written: refused while free space is below the reserve, so the disk never
     // fills up under an upload (whose .part and records stay intact for a later retry).
-    std::optional<ReceiverError> admitChunkWrite(qint64 index) const;
+    std::optional<ProtocolError> admitChunkWrite(qint64 index) const;
 
 private:
-    std::optional<ReceiverError> checkQuota(const AccessToken &token, const QString &path, qint64 size,
+    std::optional<ProtocolError> checkQuota(const AccessToken &token, const QString &path, qint64 size,
                                             bool isUpload) const;
-    std::optional<ReceiverError> checkReserve(const QString &path, qint64 size) const;
+    std::optional<ProtocolError> checkReserve(const QString &path, qint64 size) const;
     // Bytes used below `folder`: measured at most UsageReuse ago, plus what was admitted since,
     // plus whole files arriving. Called with m_usageMutex held.
     qint64 usedBytesLocked(const QString &folder) const;

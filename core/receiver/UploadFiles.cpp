@@ -1,9 +1,11 @@
 #include "UploadFiles.h"
 
+#include "ChunkLayout.h"
 #include "ChunkRecordFile.h"
 #include "DoneRecord.h"
 #include "FileOps.h"
 #include "PartWriter.h"
+#include "StorageError.h"
 #include "UploadId.h"
 #include "UploadRecord.h"
 
@@ -19,15 +21,15 @@ UploadFiles::UploadFiles(const QByteArray &storageRoot, const QByteArray &upload
     , m_id(id)
 {}
 
-ReceiverError UploadFiles::noSuchUpload() const
+ProtocolError UploadFiles::noSuchUpload() const
 {
-    return ReceiverError::make(ErrorCode::NoSuchUpload,
+    return ProtocolError::make(ProtocolErrorCode::NoSuchUpload,
                                QStringLiteral("upload %1 does not exist (never created, aborted or expired); "
                                               "create it again with POST /v1/uploads")
                                    .arg(QString::fromLatin1(m_id)));
 }
 
-StoreResult<UploadSpec> UploadFiles::readRecord() const
+Result<UploadSpec> UploadFiles::readRecord() const
 {
     if (!UploadId::isValid(m_id)) // never let a malformed id near a file name
         return noSuchUpload();
@@ -36,7 +38,7 @@ StoreResult<UploadSpec> UploadFiles::readRecord() const
         return noSuchUpload();
     const auto spec = UploadRecord::decode(*content);
     if (!spec)
-        return ReceiverError::make(ErrorCode::StorageError,
+        return ProtocolError::make(ProtocolErrorCode::StorageError,
                                    QStringLiteral("the record of upload %1 is damaged; abort the upload and "
                                                   "send the file again")
                                        .arg(QString::fromLatin1(m_id)));
@@ -69,21 +71,21 @@ int UploadFiles::ensureDataFiles(const UploadSpec &spec) const
         if (const int error = PartWriter::presize(part.get(), spec.size); error != 0)
             return error;
     }
-    return ChunkRecordFile::ensure(path(".chunks"), chunkCountFor(spec.size, spec.chunkSize));
+    return ChunkRecordFile::ensure(path(".chunks"), ChunkLayout(spec.size, spec.chunkSize).chunkCount());
 }
 
-StoreResult<UploadState> UploadFiles::state(const UploadSpec &spec, const ChunkRecordFile &records) const
+Result<UploadState> UploadFiles::state(const UploadSpec &spec, const ChunkRecordFile &records) const
 {
     UploadState state;
     state.id = m_id;
     state.path = spec.path;
     state.size = spec.size;
     state.chunkSize = spec.chunkSize;
-    state.chunkCount = chunkCountFor(spec.size, spec.chunkSize);
+    state.chunkCount = ChunkLayout(spec.size, spec.chunkSize).chunkCount();
     state.onConflict = spec.onConflict;
     const auto held = records.heldChunks(state.chunkCount);
     if (!held)
-        return ReceiverError::fromErrno(
+        return StorageError::fromErrno(
             errno,
             QStringLiteral("cannot read the chunk records of upload %1").arg(QString::fromLatin1(m_id)));
     state.received = held->indexes;

@@ -19,13 +19,13 @@ public:
     const QByteArray &id() const { return m_id; }
     QByteArray path(const char *suffix) const { return m_uploads + '/' + m_id + suffix; }
 
-    StoreResult<UploadSpec> readRecord() const;
+    Result<UploadSpec> readRecord() const;
     // The finished result, if this upload completed and its file is still there.
     std::optional<FinishedFile> readDone() const;
     // Creates the .part (sized, space reserved) and .chunks files if missing; 0 or errno.
     int ensureDataFiles(const UploadSpec &spec) const;
-    StoreResult<UploadState> state(const UploadSpec &spec, const ChunkRecordFile &records) const;
-    ReceiverError noSuchUpload() const;
+    Result<UploadState> state(const UploadSpec &spec, const ChunkRecordFile &records) const;
+    ProtocolError noSuchUpload() const;
 
 private:
     QByteArray m_root;

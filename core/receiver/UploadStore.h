@@ -25,18 +25,17 @@ public:
 
     // Creates the upload for spec's key (path, size, mtime), or finds the one that exists.
     // spec.path has already passed UploadPath::problem().
-    virtual StoreResult<CreateOutcome> createUpload(const UploadSpec &spec) = 0;
-    virtual StoreResult<UploadState> findUpload(const QByteArray &id) = 0;
+    virtual Result<CreateOutcome> createUpload(const UploadSpec &spec) = 0;
+    virtual Result<UploadState> findUpload(const QByteArray &id) = 0;
     // Streams one chunk's body into place; `length` is the body's declared length.
-    virtual StoreResult<ChunkOutcome> writeChunk(const QByteArray &id, qint64 index, qint64 length,
-                                                 quint64 expectedHash, const BodyReader &body) = 0;
+    virtual Result<ChunkOutcome> writeChunk(const QByteArray &id, qint64 index, qint64 length,
+                                            quint64 expectedHash, const BodyReader &body) = 0;
     // expectedSha256 is lowercase hex.
-    virtual StoreResult<FinishedFile> completeUpload(const QByteArray &id,
-                                                     const QByteArray &expectedSha256) = 0;
-    virtual StoreResult<Done> abortUpload(const QByteArray &id) = 0;
+    virtual Result<FinishedFile> completeUpload(const QByteArray &id, const QByteArray &expectedSha256) = 0;
+    virtual Result<Done> abortUpload(const QByteArray &id) = 0;
     // Stores a whole file from one body. expectedSha256 may be empty (not checked).
-    virtual StoreResult<FinishedFile> putFile(const QString &path, qint64 size, ConflictPolicy onConflict,
-                                              const QByteArray &expectedSha256, const BodyReader &body) = 0;
+    virtual Result<FinishedFile> putFile(const QString &path, qint64 size, ConflictPolicy onConflict,
+                                         const QByteArray &expectedSha256, const BodyReader &body) = 0;
 
     // Usage below `folder` (empty: the whole storage); finished bytes only if `withFinishedBytes`.
     virtual FolderUsage usage(const QString &folder, bool withFinishedBytes) = 0;

@@ -1,5 +1,6 @@
 #include "UploadSweeper.h"
 
+#include "ChunkLayout.h"
 #include "ChunkRecordFile.h"
 #include "DoneRecord.h"
 #include "FileOps.h"
@@ -125,7 +126,7 @@ std::optional<UploadSweeper::Removed> UploadSweeper::expireUpload(const QByteArr
     const auto spec = UploadRecord::decode(FileOps::readSmallFile(base + ".json").value_or(QByteArray()));
     QString held;
     if (hasRecords && spec) {
-        const qint64 count = chunkCountFor(spec->size, spec->chunkSize);
+        const qint64 count = ChunkLayout(spec->size, spec->chunkSize).chunkCount();
         if (const auto chunks = records.heldChunks(count))
             held = QStringLiteral(", %1 of %2 chunks held").arg(chunks->indexes.size()).arg(count);
     }

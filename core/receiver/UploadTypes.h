@@ -62,8 +62,4 @@ struct ChunkOutcome {
     bool duplicate = false;
 };
 
-// Chunk i covers [i*chunkSize, min((i+1)*chunkSize, size)).
-qint64 chunkCountFor(qint64 size, qint64 chunkSize);
-qint64 chunkLength(qint64 size, qint64 chunkSize, qint64 index);
-
 } // namespace multilane

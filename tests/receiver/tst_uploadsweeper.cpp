@@ -1,7 +1,6 @@
 #include "ServiceHarness.h"
 
 #include "ChunkRecordFile.h"
-#include "DurationText.h"
 
 #include <QDir>
 #include <QFile>
@@ -131,18 +130,6 @@ private Q_SLOTS:
         ageUpload(id, 3650 * 24h);
         QVERIFY(sweep(0s).isEmpty());
         QCOMPARE(m_harness->call("GET", "/v1/uploads/" + id).status, 200);
-    }
-
-    void durations()
-    {
-        QCOMPARE(DurationText::parse(QStringLiteral("7d")), std::optional<std::chrono::seconds>(7 * 24h));
-        QCOMPARE(DurationText::parse(QStringLiteral("90s")), std::optional<std::chrono::seconds>(90s));
-        QCOMPARE(DurationText::parse(QStringLiteral("45")), std::optional<std::chrono::seconds>(45s));
-        QCOMPARE(DurationText::parse(QStringLiteral("12h")), std::optional<std::chrono::seconds>(12h));
-        QCOMPARE(DurationText::parse(QStringLiteral("30m")), std::optional<std::chrono::seconds>(30min));
-        QCOMPARE(DurationText::parse(QStringLiteral("0")), std::optional<std::chrono::seconds>(0s));
-        for (const char *bad : {"", "-1d", "7x", "d", "+5", "1.5h", "99999999999999999d"})
-            QVERIFY2(!DurationText::parse(QString::fromLatin1(bad)), bad);
     }
 
 private:
