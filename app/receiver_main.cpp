@@ -4,11 +4,11 @@
 #include "ConfigFileArguments.h"
 #include "DiskSpace.h"
 #include "DurationText.h"
+#include "HttpFrontEnd.h"
 #include "ListenAddress.h"
 #include "LocalFolderStore.h"
 #include "PeriodicTask.h"
-#include "ReceiverServer.h"
-#include "ReceiverService.h"
+#include "ProtocolService.h"
 #include "TokenFile.h"
 
 #include <QCommandLineParser>
@@ -105,7 +105,7 @@ int main(int argc, char *argv[])
 
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("multilane-receiver"));
-    QCoreApplication::setApplicationVersion(ReceiverService::version());
+    QCoreApplication::setApplicationVersion(ProtocolService::version());
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
@@ -268,7 +268,7 @@ int main(int argc, char *argv[])
         tls = TlsFiles{QFileInfo(parser.value(tlsCertOption)).absoluteFilePath(),
                        QFileInfo(parser.value(tlsKeyOption)).absoluteFilePath()};
 
-    ReceiverService::Options serviceOptions;
+    ProtocolService::Options serviceOptions;
     ReceiverLimits &limits = serviceOptions.limits;
     const auto maxFileSize = sizeOption(parser, maxFileSizeOption, 1);
     const auto maxChunkSize = sizeOption(parser, maxChunkSizeOption, 1);
@@ -330,9 +330,9 @@ int main(int argc, char *argv[])
     serviceOptions.freeSpace = DiskSpace::of(store.storageFolder());
     const bool tokensRequired = serviceOptions.access.requiresToken();
     const qsizetype tokenCount = serviceOptions.access.tokens().size();
-    ReceiverService service(store, std::move(serviceOptions));
+    ProtocolService service(store, std::move(serviceOptions));
     ReceiverMetrics metrics(store.storageFolder());
-    ReceiverServer::Options serverOptions;
+    HttpFrontEnd::Options serverOptions;
     serverOptions.maxConnections = maxConnections;
     serverOptions.idleTimeoutSeconds = int(idleTimeout->count());
     serverOptions.tokenId = [&service](const QByteArray &authorization) {
@@ -346,7 +346,7 @@ int main(int argc, char *argv[])
     serverOptions.metrics = &metrics;
     serverOptions.metricsAddress = metricsAddress;
     serverOptions.metricsToken = metricsToken;
-    ReceiverServer server(service, serverOptions);
+    HttpFrontEnd server(service, serverOptions);
 
     if (const auto problem = server.start(addresses))
         return refuse(*problem);
@@ -410,7 +410,7 @@ int main(int argc, char *argv[])
     if (const quint64 dropped = stderrLog().droppedLines())
         logLine(QStringLiteral("dropped %1 log lines while stderr was not being read").arg(dropped));
     if (!quiet && server.usesTls()) {
-        const ReceiverServer::TlsHandshakes handshakes = server.tlsHandshakes();
+        const HttpFrontEnd::TlsHandshakes handshakes = server.tlsHandshakes();
         logLine(QStringLiteral("tls handshakes: %1 (%2 resumed)")
                     .arg(handshakes.completed)
                     .arg(handshakes.resumed));

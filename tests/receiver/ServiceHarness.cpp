@@ -9,15 +9,15 @@
 using namespace multilane;
 
 ServiceHarness::ServiceHarness()
-    : ServiceHarness(ReceiverService::Options())
+    : ServiceHarness(ProtocolService::Options())
 {}
 
-ServiceHarness::ServiceHarness(ReceiverService::Options options)
+ServiceHarness::ServiceHarness(ProtocolService::Options options)
 {
     if (!m_root.isValid())
         return;
     m_store = std::make_unique<LocalFolderStore>(storage());
-    m_service = std::make_unique<ReceiverService>(*m_store, std::move(options));
+    m_service = std::make_unique<ProtocolService>(*m_store, std::move(options));
     m_ok = !m_store->prepare().has_value();
 }
 

@@ -12,7 +12,7 @@ using namespace multilane;
 
 // The request handler without sockets: routes, validation of everything the client sends, the
 // error bodies, and the whole-file route.
-class TestReceiverService : public QObject {
+class TestProtocolService : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
@@ -317,5 +317,5 @@ private:
     std::unique_ptr<ServiceHarness> m_harness;
 };
 
-QTEST_GUILESS_MAIN(TestReceiverService)
+QTEST_GUILESS_MAIN(TestProtocolService)
 #include "tst_receiverservice.moc"

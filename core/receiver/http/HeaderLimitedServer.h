@@ -5,7 +5,7 @@
 #include <cstddef>
 
 namespace multilane {
-class ServerTlsContext;
+class ReloadableTlsContext;
 }
 
 namespace multilane {
@@ -27,7 +27,7 @@ public:
     // timeout says.
     // tls: serve HTTPS with the context it holds when each connection starts (it must outlive the
     // server); null for plain HTTP.
-    HeaderLimitedServer(std::size_t headBudget, int headTimeoutMs, const ServerTlsContext *tls = nullptr);
+    HeaderLimitedServer(std::size_t headBudget, int headTimeoutMs, const ReloadableTlsContext *tls = nullptr);
 
     // True on a server thread whose current request ran out of its head budget.
     static bool headBudgetExceeded();
@@ -45,7 +45,7 @@ private:
 
     std::size_t m_headBudget;
     int m_headTimeoutMs;
-    const ServerTlsContext *m_tls;
+    const ReloadableTlsContext *m_tls;
 };
 
 } // namespace multilane

@@ -229,7 +229,7 @@ void toHttpResponse(const ServiceResponse &response, httplib::Response &out)
                              });
 }
 
-void handleWithBody(ReceiverService &service, const httplib::Request &request, httplib::Response &response,
+void handleWithBody(ProtocolService &service, const httplib::Request &request, httplib::Response &response,
                     const httplib::ContentReader &content)
 {
     if (refusedAsBusy(response) || refusedAsAmbiguous(request, response))
@@ -247,14 +247,14 @@ void handleWithBody(ReceiverService &service, const httplib::Request &request, h
     }
 }
 
-void handleWithoutBody(ReceiverService &service, const httplib::Request &request, httplib::Response &response)
+void handleWithoutBody(ProtocolService &service, const httplib::Request &request, httplib::Response &response)
 {
     if (refusedAsBusy(response) || refusedAsAmbiguous(request, response))
         return;
     toHttpResponse(service.handle(toServiceRequest(request)), response);
 }
 
-int answerExpectContinue(const ReceiverService &service, const httplib::Request &request,
+int answerExpectContinue(const ProtocolService &service, const httplib::Request &request,
                          httplib::Response &response)
 {
     if (refusedAsBusy(response) || refusedAsAmbiguous(request, response))

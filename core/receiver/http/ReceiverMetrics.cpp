@@ -1,6 +1,6 @@
 #include "ReceiverMetrics.h"
 
-#include "ReceiverService.h"
+#include "ProtocolService.h"
 
 #include <QDateTime>
 #include <QStorageInfo>
@@ -105,7 +105,7 @@ QByteArray ReceiverMetrics::render() const
     MetricsText out;
     out.family("multilane_build_info", "gauge", "Versions of this receiver; the value is always 1.");
     out.sample("multilane_build_info",
-               label("version", ReceiverService::version().toUtf8()) + ',' +
+               label("version", ProtocolService::version().toUtf8()) + ',' +
                    label("httplib", CPPHTTPLIB_VERSION) + ',' + label("qt", qVersion()),
                1);
     out.single("multilane_start_time_seconds", "gauge", "When the receiver started, in Unix time.",

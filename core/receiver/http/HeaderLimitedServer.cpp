@@ -1,6 +1,6 @@
 #include "HeaderLimitedServer.h"
 
-#include "ServerTlsContext.h"
+#include "ReloadableTlsContext.h"
 #include "ServiceMessages.h"
 #include "TlsSession.h"
 
@@ -271,7 +271,7 @@ void drainBriefly(int fd)
 } // namespace
 
 HeaderLimitedServer::HeaderLimitedServer(std::size_t headBudget, int headTimeoutMs,
-                                         const ServerTlsContext *tls)
+                                         const ReloadableTlsContext *tls)
     : m_headBudget(headBudget)
     , m_headTimeoutMs(headTimeoutMs)
     , m_tls(tls)

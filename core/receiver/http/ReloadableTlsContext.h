@@ -1,6 +1,6 @@
 #pragma once
 
-#include "TlsServerContext.h"
+#include "CertificateLoader.h"
 
 #include <QString>
 #include <memory>
@@ -12,9 +12,9 @@ namespace multilane {
 // The TLS context every HTTPS listener gives its new connections: one for all ports, so a session
 // ticket from one port resumes on another, and replaced whole when the certificate is reloaded
 // (SIGHUP after a renewal): connections already open keep the context they began with.
-class ServerTlsContext {
+class ReloadableTlsContext {
 public:
-    explicit ServerTlsContext(TlsFiles files);
+    explicit ReloadableTlsContext(TlsFiles files);
 
     // Reads the files into a new context and, when they are good, serves it from now on. On a
     // problem the context in use (if any) stays, and the message names the file and the fix.

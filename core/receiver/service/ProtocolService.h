@@ -1,7 +1,6 @@
 #pragma once
 
 #include "AccessPolicy.h"
-#include "DiskSpace.h"
 #include "ReceiverLimits.h"
 #include "ServiceMessages.h"
 #include "UploadAdmission.h"
@@ -15,19 +14,19 @@ class UploadStore;
 struct Route;
 
 // Answers protocol v1 requests (docs/protocol.md) over an UploadStore. Knows nothing of sockets,
-// so tests call it directly; ReceiverServer puts it on HTTP. Thread-safe: its only state is
+// so tests call it directly; HttpFrontEnd puts it on HTTP. Thread-safe: its only state is
 // immutable configuration and a mutex that serialises admitting and creating new uploads.
-class ReceiverService {
+class ProtocolService {
 public:
     struct Options {
         AccessPolicy access; // open by default
         ReceiverLimits limits;
-        DiskSpace::Source freeSpace;  // unset: the disk reserve is not checked
-        UploadAdmission::Clock clock; // unset: the steady clock
+        UploadAdmission::FreeSpace freeSpace; // unset: the disk reserve is not checked
+        UploadAdmission::Clock clock;         // unset: the steady clock
     };
 
-    explicit ReceiverService(UploadStore &store);
-    ReceiverService(UploadStore &store, Options options);
+    explicit ProtocolService(UploadStore &store);
+    ProtocolService(UploadStore &store, Options options);
 
     ServiceResponse handle(const ServiceRequest &request);
     // The checks that need no body (headers, token, route, id, index, path, folder, lengths). The

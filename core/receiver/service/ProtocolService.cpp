@@ -1,4 +1,4 @@
-#include "ReceiverService.h"
+#include "ProtocolService.h"
 
 #include "FolderScope.h"
 #include "ProbeStream.h"
@@ -28,7 +28,7 @@ Result<QByteArray> readJsonBody(const ServiceRequest &request)
     bool tooLarge = false;
     if (request.body) {
         const bool complete = request.body([&](const char *data, std::size_t length) {
-            if (body.size() + qint64(length) > ReceiverService::MaxJsonBody) {
+            if (body.size() + qint64(length) > ProtocolService::MaxJsonBody) {
                 tooLarge = true;
                 return false;
             }
@@ -38,7 +38,7 @@ Result<QByteArray> readJsonBody(const ServiceRequest &request)
         if (tooLarge)
             return ProtocolError::make(
                 ProtocolErrorCode::TooLarge,
-                QStringLiteral("the JSON body is larger than %1 bytes").arg(ReceiverService::MaxJsonBody));
+                QStringLiteral("the JSON body is larger than %1 bytes").arg(ProtocolService::MaxJsonBody));
         if (!complete)
             return ProtocolError::make(ProtocolErrorCode::BadRequest,
                                        QStringLiteral("the request body ended early"));
@@ -74,27 +74,27 @@ ProtocolError forbidden(const AccessToken &token, const QString &path)
 
 } // namespace
 
-struct ReceiverService::Admitted {
+struct ProtocolService::Admitted {
     Route route;
     AccessToken token;
 };
 
-ReceiverService::ReceiverService(UploadStore &store)
-    : ReceiverService(store, Options())
+ProtocolService::ProtocolService(UploadStore &store)
+    : ProtocolService(store, Options())
 {}
 
-ReceiverService::ReceiverService(UploadStore &store, Options options)
+ProtocolService::ProtocolService(UploadStore &store, Options options)
     : m_store(store)
     , m_options(std::move(options))
     , m_admission(store, m_options.limits, m_options.freeSpace, m_options.clock)
 {}
 
-QString ReceiverService::version()
+QString ProtocolService::version()
 {
     return QStringLiteral(MULTILANE_VERSION);
 }
 
-std::optional<ServiceResponse> ReceiverService::precheck(const ServiceRequest &request) const
+std::optional<ServiceResponse> ProtocolService::precheck(const ServiceRequest &request) const
 {
     const auto admitted = admit(request);
     if (!admitted)
@@ -102,7 +102,7 @@ std::optional<ServiceResponse> ReceiverService::precheck(const ServiceRequest &r
     return std::nullopt;
 }
 
-ServiceResponse ReceiverService::handle(const ServiceRequest &request)
+ServiceResponse ProtocolService::handle(const ServiceRequest &request)
 {
     const auto admitted = admit(request);
     if (!admitted)
@@ -110,7 +110,7 @@ ServiceResponse ReceiverService::handle(const ServiceRequest &request)
     return dispatch(admitted.value(), request);
 }
 
-std::optional<ProtocolError> ReceiverService::checkHeaders(const ServiceRequest &request) const
+std::optional<ProtocolError> ProtocolService::checkHeaders(const ServiceRequest &request) const
 {
     qint64 bytes = 0;
     for (auto header = request.headers.begin(); header != request.headers.end(); ++header)
@@ -127,7 +127,7 @@ std::optional<ProtocolError> ReceiverService::checkHeaders(const ServiceRequest 
                                    .arg(limits.maxHeaderBytes));
 }
 
-Result<ReceiverService::Admitted> ReceiverService::admit(const ServiceRequest &request) const
+Result<ProtocolService::Admitted> ProtocolService::admit(const ServiceRequest &request) const
 {
     if (const auto problem = checkHeaders(request))
         return *problem;
@@ -156,7 +156,7 @@ Result<ReceiverService::Admitted> ReceiverService::admit(const ServiceRequest &r
     return admitted;
 }
 
-std::optional<ProtocolError> ReceiverService::checkScope(const Route &route, const AccessToken &token) const
+std::optional<ProtocolError> ProtocolService::checkScope(const Route &route, const AccessToken &token) const
 {
     if (token.folder.isEmpty())
         return std::nullopt;
@@ -193,7 +193,7 @@ std::optional<ProtocolError> ReceiverService::checkScope(const Route &route, con
     return std::nullopt;
 }
 
-ServiceResponse ReceiverService::dispatch(const Admitted &admitted, const ServiceRequest &request)
+ServiceResponse ProtocolService::dispatch(const Admitted &admitted, const ServiceRequest &request)
 {
     const Route &route = admitted.route;
     switch (route.kind) {
@@ -236,7 +236,7 @@ ServiceResponse ReceiverService::dispatch(const Admitted &admitted, const Servic
         ProtocolError::make(ProtocolErrorCode::NotFound, QStringLiteral("unknown route")));
 }
 
-ServiceResponse ReceiverService::probe(qint64 bytes) const
+ServiceResponse ProtocolService::probe(qint64 bytes) const
 {
     ServiceResponse response;
     response.contentType = QByteArrayLiteral("application/octet-stream");
@@ -250,7 +250,7 @@ ServiceResponse ReceiverService::probe(qint64 bytes) const
     return response;
 }
 
-ServiceResponse ReceiverService::createUpload(const AccessToken &token, const ServiceRequest &request)
+ServiceResponse ProtocolService::createUpload(const AccessToken &token, const ServiceRequest &request)
 {
     const auto body = readJsonBody(request);
     if (!body)
@@ -279,7 +279,7 @@ ServiceResponse ReceiverService::createUpload(const AccessToken &token, const Se
     return ServiceResponse::json(status, ProtocolJson::createOutcome(outcome.value()));
 }
 
-ServiceResponse ReceiverService::putChunk(const Route &route, const ServiceRequest &request)
+ServiceResponse ProtocolService::putChunk(const Route &route, const ServiceRequest &request)
 {
     if (const auto refused = m_admission.admitChunkWrite(route.index))
         return ServiceResponse::error(*refused);
@@ -293,7 +293,7 @@ ServiceResponse ReceiverService::putChunk(const Route &route, const ServiceReque
     return ServiceResponse::json(200, answer);
 }
 
-ServiceResponse ReceiverService::complete(const Route &route, const ServiceRequest &request)
+ServiceResponse ProtocolService::complete(const Route &route, const ServiceRequest &request)
 {
     const auto body = readJsonBody(request);
     if (!body)
@@ -307,7 +307,7 @@ ServiceResponse ReceiverService::complete(const Route &route, const ServiceReque
     return ServiceResponse::json(200, ProtocolJson::finishedFile(finished.value()));
 }
 
-ServiceResponse ReceiverService::putFile(const Route &route, const AccessToken &token,
+ServiceResponse ProtocolService::putFile(const Route &route, const AccessToken &token,
                                          const ServiceRequest &request)
 {
     if (const auto refused = m_admission.admitNewFile(token, route.path, route.contentLength, false))

@@ -1,4 +1,4 @@
-#include "TlsServerContext.h"
+#include "CertificateLoader.h"
 
 #include <QFile>
 #include <memory>
@@ -7,7 +7,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
-namespace multilane::TlsServerContext {
+namespace multilane::CertificateLoader {
 
 namespace {
 
@@ -91,4 +91,4 @@ QString certificateSha256(const ssl_ctx_st &context)
     return QString::fromLatin1(QByteArray(reinterpret_cast<const char *>(digest), int(length)).toHex());
 }
 
-} // namespace multilane::TlsServerContext
+} // namespace multilane::CertificateLoader

@@ -1,4 +1,4 @@
-#include "ServerTlsContext.h"
+#include "ReloadableTlsContext.h"
 
 #include <openssl/ssl.h>
 
@@ -6,16 +6,16 @@
 
 namespace multilane {
 
-ServerTlsContext::ServerTlsContext(TlsFiles files)
+ReloadableTlsContext::ReloadableTlsContext(TlsFiles files)
     : m_files(std::move(files))
 {}
 
-std::optional<QString> ServerTlsContext::reload()
+std::optional<QString> ReloadableTlsContext::reload()
 {
     std::shared_ptr<ssl_ctx_st> fresh(SSL_CTX_new(TLS_server_method()), SSL_CTX_free);
     if (!fresh)
         return QStringLiteral("cannot set up TLS (OpenSSL could not make a context)");
-    if (auto problem = TlsServerContext::configure(*fresh, m_files))
+    if (auto problem = CertificateLoader::configure(*fresh, m_files))
         return problem;
     const std::lock_guard lock(m_mutex);
     if (m_context) {
@@ -26,19 +26,19 @@ std::optional<QString> ServerTlsContext::reload()
     return std::nullopt;
 }
 
-std::shared_ptr<ssl_ctx_st> ServerTlsContext::current() const
+std::shared_ptr<ssl_ctx_st> ReloadableTlsContext::current() const
 {
     const std::lock_guard lock(m_mutex);
     return m_context;
 }
 
-QString ServerTlsContext::certificateSha256() const
+QString ReloadableTlsContext::certificateSha256() const
 {
     const std::shared_ptr<ssl_ctx_st> context = current();
-    return context ? TlsServerContext::certificateSha256(*context) : QString();
+    return context ? CertificateLoader::certificateSha256(*context) : QString();
 }
 
-ServerTlsContext::Handshakes ServerTlsContext::handshakes() const
+ReloadableTlsContext::Handshakes ReloadableTlsContext::handshakes() const
 {
     const std::lock_guard lock(m_mutex);
     Handshakes total = m_retired;

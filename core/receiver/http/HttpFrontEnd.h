@@ -3,7 +3,7 @@
 #include "ListenAddress.h"
 #include "MetricsAccess.h"
 #include "ReceiverMetrics.h"
-#include "ServerTlsContext.h"
+#include "ReloadableTlsContext.h"
 
 #include <QList>
 #include <QString>
@@ -19,11 +19,11 @@ class Server;
 
 namespace multilane {
 
-class ReceiverService;
+class ProtocolService;
 
 // The HTTP(S) front end: one cpp-httplib server per listen address, each accepting on its own
-// thread and serving connections from its own thread pool, all over one shared ReceiverService.
-class ReceiverServer {
+// thread and serving connections from its own thread pool, all over one shared ProtocolService.
+class HttpFrontEnd {
 public:
     struct Options {
         // Open connections per address, each with its own thread (httplib is thread-per-connection);
@@ -49,11 +49,11 @@ public:
         QByteArray metricsToken;
     };
 
-    explicit ReceiverServer(ReceiverService &service);
-    ReceiverServer(ReceiverService &service, Options options);
-    ~ReceiverServer(); // stops
-    ReceiverServer(const ReceiverServer &) = delete;
-    ReceiverServer &operator=(const ReceiverServer &) = delete;
+    explicit HttpFrontEnd(ProtocolService &service);
+    HttpFrontEnd(ProtocolService &service, Options options);
+    ~HttpFrontEnd(); // stops
+    HttpFrontEnd(const HttpFrontEnd &) = delete;
+    HttpFrontEnd &operator=(const HttpFrontEnd &) = delete;
 
     // Binds every address and starts serving. On failure nothing is left listening and the
     // message names the address and says what to do.
@@ -71,7 +71,7 @@ public:
     std::optional<QString> reloadTls();
     // TLS handshakes completed so far over every address, and how many resumed a session
     // (a resumed one skips the certificate and key exchange work).
-    using TlsHandshakes = ServerTlsContext::Handshakes;
+    using TlsHandshakes = ReloadableTlsContext::Handshakes;
     TlsHandshakes tlsHandshakes() const;
     // Stops accepting, lets running requests finish and joins the threads. Idempotent.
     void stop();
@@ -84,12 +84,12 @@ private:
     void observe(httplib::Server &http);
     std::optional<QString> bind(Listener &listener, const ListenAddress &address);
 
-    ReceiverService &m_service;
+    ProtocolService &m_service;
     Options m_options;
     ReceiverMetrics m_ownMetrics;
     ReceiverMetrics *m_metrics;
     MetricsAccess m_metricsAccess;
-    std::unique_ptr<ServerTlsContext> m_tls; // one for every HTTPS listener; outlives them
+    std::unique_ptr<ReloadableTlsContext> m_tls; // one for every HTTPS listener; outlives them
     std::vector<std::unique_ptr<Listener>> m_listeners;
 };
 

@@ -1,12 +1,12 @@
 #pragma once
 
-#include "ReceiverService.h"
+#include "ProtocolService.h"
 
 #include <functional>
 #include <httplib.h>
 #include <optional>
 
-// Glue between cpp-httplib and ReceiverService: turns a httplib request into a ServiceRequest
+// Glue between cpp-httplib and ProtocolService: turns a httplib request into a ServiceRequest
 // whose body streams from the socket, and a ServiceResponse back into a httplib response.
 // Private to the receiver library (it is the only place that includes httplib.h besides the server).
 namespace multilane {
@@ -24,12 +24,12 @@ ServiceRequest toServiceRequest(const httplib::Request &request);
 void toHttpResponse(const ServiceResponse &response, httplib::Response &out);
 
 // Runs the service for a request that may carry a body (PUT, POST, DELETE).
-void handleWithBody(ReceiverService &service, const httplib::Request &request, httplib::Response &response,
+void handleWithBody(ProtocolService &service, const httplib::Request &request, httplib::Response &response,
                     const httplib::ContentReader &content);
-void handleWithoutBody(ReceiverService &service, const httplib::Request &request,
+void handleWithoutBody(ProtocolService &service, const httplib::Request &request,
                        httplib::Response &response);
 // For `Expect: 100-continue`: 100 to let the body come, or the refusal's status (response filled).
-int answerExpectContinue(const ReceiverService &service, const httplib::Request &request,
+int answerExpectContinue(const ProtocolService &service, const httplib::Request &request,
                          httplib::Response &response);
 
 // Gives httplib's own refusals (unknown method, unreadable request) our JSON error body.

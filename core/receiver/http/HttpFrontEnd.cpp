@@ -1,4 +1,4 @@
-#include "ReceiverServer.h"
+#include "HttpFrontEnd.h"
 
 #include "ConnectionQueue.h"
 #include "HeaderLimitedServer.h"
@@ -65,7 +65,7 @@ QString bindProblem(const ListenAddress &address)
 // header limit plus room for the request line, so the service, not the budget, answers first.
 constexpr std::size_t HeadBudget = std::size_t(ReceiverLimits().maxHeaderBytes) + 16 * 1024;
 
-struct ReceiverServer::Listener {
+struct HttpFrontEnd::Listener {
     // HTTP and HTTPS listeners alike bound each request head (size and time) and the handshake.
     std::unique_ptr<httplib::Server> server;
     ListenAddress address;
@@ -74,27 +74,27 @@ struct ReceiverServer::Listener {
     std::atomic<bool> finished = false;
 };
 
-ReceiverServer::ReceiverServer(ReceiverService &service)
-    : ReceiverServer(service, Options())
+HttpFrontEnd::HttpFrontEnd(ProtocolService &service)
+    : HttpFrontEnd(service, Options())
 {}
 
-ReceiverServer::ReceiverServer(ReceiverService &service, Options options)
+HttpFrontEnd::HttpFrontEnd(ProtocolService &service, Options options)
     : m_service(service)
     , m_options(std::move(options))
     , m_metrics(m_options.metrics ? m_options.metrics : &m_ownMetrics)
     , m_metricsAccess(m_options.metricsToken)
 {}
 
-ReceiverServer::~ReceiverServer()
+HttpFrontEnd::~HttpFrontEnd()
 {
     stop();
 }
 
-std::optional<QString> ReceiverServer::start(const QList<ListenAddress> &addresses)
+std::optional<QString> HttpFrontEnd::start(const QList<ListenAddress> &addresses)
 {
     stop();
     if (m_options.tls) {
-        m_tls = std::make_unique<ServerTlsContext>(*m_options.tls);
+        m_tls = std::make_unique<ReloadableTlsContext>(*m_options.tls);
         if (auto problem = m_tls->reload())
             return problem;
     }
@@ -143,9 +143,9 @@ std::optional<QString> ReceiverServer::start(const QList<ListenAddress> &address
     return std::nullopt;
 }
 
-void ReceiverServer::serveUploads(httplib::Server &http)
+void HttpFrontEnd::serveUploads(httplib::Server &http)
 {
-    ReceiverService &service = m_service;
+    ProtocolService &service = m_service;
     const int maxConnections = m_options.maxConnections;
     std::atomic<int> *open = &m_metrics->openConnections();
     http.new_task_queue = [maxConnections, open] { return new ConnectionQueue(maxConnections, open); };
@@ -176,7 +176,7 @@ void ReceiverServer::serveUploads(httplib::Server &http)
         });
 }
 
-void ReceiverServer::serveMetricsOnly(httplib::Server &http)
+void HttpFrontEnd::serveMetricsOnly(httplib::Server &http)
 {
     // A scraper and a health check need few threads; a large body sent here is refused, not read.
     http.new_task_queue = [] { return new httplib::ThreadPool(MetricsThreads); };
@@ -184,14 +184,14 @@ void ReceiverServer::serveMetricsOnly(httplib::Server &http)
     http.Get("/metrics", [this](const httplib::Request &request, httplib::Response &response) {
         HttpBridge::serveMetrics(*m_metrics, m_metricsAccess, request, response);
     });
-    ReceiverService &service = m_service;
+    ProtocolService &service = m_service;
     http.Get(Protocol::HealthRoute, [&service](const httplib::Request &request, httplib::Response &response) {
         HttpBridge::handleWithoutBody(service, request, response);
     });
 }
 
 // What every listener shares: our JSON errors, the per-request counters and log lines.
-void ReceiverServer::observe(httplib::Server &http)
+void HttpFrontEnd::observe(httplib::Server &http)
 {
     http.set_pre_routing_handler([](const httplib::Request &, httplib::Response &) {
         HttpBridge::beginRequest();
@@ -214,7 +214,7 @@ void ReceiverServer::observe(httplib::Server &http)
         });
 }
 
-std::optional<QString> ReceiverServer::bind(Listener &listener, const ListenAddress &address)
+std::optional<QString> HttpFrontEnd::bind(Listener &listener, const ListenAddress &address)
 {
     int port = address.port;
     if (port == 0)
@@ -227,7 +227,7 @@ std::optional<QString> ReceiverServer::bind(Listener &listener, const ListenAddr
     return std::nullopt;
 }
 
-void ReceiverServer::launch(Listener &listener)
+void HttpFrontEnd::launch(Listener &listener)
 {
     listener.thread = std::thread([&listener] {
         listener.server->listen_after_bind();
@@ -239,7 +239,7 @@ void ReceiverServer::launch(Listener &listener)
         std::this_thread::yield();
 }
 
-QList<ListenAddress> ReceiverServer::boundAddresses() const
+QList<ListenAddress> HttpFrontEnd::boundAddresses() const
 {
     QList<ListenAddress> bound;
     for (const auto &listener : m_listeners) {
@@ -249,7 +249,7 @@ QList<ListenAddress> ReceiverServer::boundAddresses() const
     return bound;
 }
 
-std::optional<ListenAddress> ReceiverServer::boundMetricsAddress() const
+std::optional<ListenAddress> HttpFrontEnd::boundMetricsAddress() const
 {
     for (const auto &listener : m_listeners) {
         if (listener->metricsOnly)
@@ -258,22 +258,22 @@ std::optional<ListenAddress> ReceiverServer::boundMetricsAddress() const
     return std::nullopt;
 }
 
-QString ReceiverServer::certificateSha256() const
+QString HttpFrontEnd::certificateSha256() const
 {
     return m_tls ? m_tls->certificateSha256() : QString();
 }
 
-std::optional<QString> ReceiverServer::reloadTls()
+std::optional<QString> HttpFrontEnd::reloadTls()
 {
     return m_tls ? m_tls->reload() : std::nullopt;
 }
 
-ReceiverServer::TlsHandshakes ReceiverServer::tlsHandshakes() const
+HttpFrontEnd::TlsHandshakes HttpFrontEnd::tlsHandshakes() const
 {
     return m_tls ? m_tls->handshakes() : TlsHandshakes();
 }
 
-void ReceiverServer::stop()
+void HttpFrontEnd::stop()
 {
     for (const auto &listener : m_listeners)
         listener->server->stop();

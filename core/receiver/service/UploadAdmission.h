@@ -1,7 +1,6 @@
 #pragma once
 
 #include "AccessToken.h"
-#include "DiskSpace.h"
 #include "ProtocolError.h"
 #include "ReceiverLimits.h"
 
@@ -28,9 +27,11 @@ public:
     static constexpr std::chrono::seconds UsageReuse{5};
 
     using Clock = std::function<std::chrono::steady_clock::time_point()>;
+    // Bytes still free for uploads on the storage, nullopt when it cannot tell.
+    using FreeSpace = std::function<std::optional<qint64>()>;
 
     // `clock` unset: the steady clock (tests pass their own to age the usage cache).
-    UploadAdmission(UploadStore &store, ReceiverLimits limits, DiskSpace::Source freeSpace, Clock clock = {});
+    UploadAdmission(UploadStore &store, ReceiverLimits limits, FreeSpace freeSpace, Clock clock = {});
 
     const ReceiverLimits &limits() const { return m_limits; }
 
@@ -63,7 +64,7 @@ private:
 
     UploadStore &m_store;
     ReceiverLimits m_limits;
-    DiskSpace::Source m_freeSpace;
+    FreeSpace m_freeSpace;
     Clock m_clock;
     // Admission, check and charge happen under one lock: two requests admitted at once must not
     // both see the room only one of them fits in.

@@ -17,8 +17,7 @@ QString folderName(const QString &folder)
 
 } // namespace
 
-UploadAdmission::UploadAdmission(UploadStore &store, ReceiverLimits limits, DiskSpace::Source freeSpace,
-                                 Clock clock)
+UploadAdmission::UploadAdmission(UploadStore &store, ReceiverLimits limits, FreeSpace freeSpace, Clock clock)
     : m_store(store)
     , m_limits(limits)
     , m_freeSpace(std::move(freeSpace))

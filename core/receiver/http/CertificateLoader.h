@@ -15,7 +15,7 @@ struct TlsFiles {
 };
 
 // Loads TlsFiles into an OpenSSL server context, with messages that name the file at fault.
-namespace TlsServerContext {
+namespace CertificateLoader {
 
 // Fills `context` (TLS 1.2 or newer, no compression, no renegotiation, session resumption on).
 // nullopt on success; otherwise why, naming the file and what to do.
@@ -25,5 +25,5 @@ std::optional<QString> configure(ssl_ctx_st &context, const TlsFiles &files);
 // --pin-sha256. Empty when the context has no certificate.
 QString certificateSha256(const ssl_ctx_st &context);
 
-} // namespace TlsServerContext
+} // namespace CertificateLoader
 } // namespace multilane
