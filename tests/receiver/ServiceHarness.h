@@ -46,6 +46,8 @@ public:
     QByteArray readStored(const QString &path) const;
 
     static QByteArray testData(qint64 size, int seed = 1);
+    // A request body handed over in 4 KiB pieces, as the HTTP layer does.
+    static multilane::BodyReader bodyOf(const QByteArray &data);
     static QByteArray sha256(const QByteArray &data);
 
 private:

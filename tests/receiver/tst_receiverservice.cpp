@@ -1,3 +1,4 @@
+#include "ForwardingStore.h"
 #include "ServiceHarness.h"
 
 #include "ChunkHash.h"
@@ -277,6 +278,46 @@ private Q_SLOTS:
         QCOMPARE(
             QDir(m_harness->storage() + QStringLiteral("/.multilane/uploads")).entryList(QDir::Files).size(),
             0);
+    }
+
+    // What a store declares it can hold, and the room it reports, decide; the service assumes
+    // neither (a store on object storage has other limits than a folder).
+    void storeLimitsAndSpaceComeFromTheStore()
+    {
+        ForwardingStore store(m_harness->store());
+        store.storeLimits.minChunkSize = 1000;
+        store.storeLimits.maxChunkSize = 4000;
+        store.storeLimits.maxChunkCount = 10;
+        store.storeLimits.maxFileSize = 30000;
+        ProtocolService service(store); // no free-space override: it asks the store
+        const auto create = [&service](qint64 size, qint64 chunkSize) {
+            ServiceRequest request;
+            request.method = "POST";
+            request.path = "/v1/uploads";
+            const QByteArray body =
+                QJsonDocument(QJsonObject{{QStringLiteral("path"), QStringLiteral("f.bin")},
+                                          {QStringLiteral("size"), size},
+                                          {QStringLiteral("mtime"), 1},
+                                          {QStringLiteral("chunkSize"), chunkSize}})
+                    .toJson();
+            request.headers.insert("content-length", QByteArray::number(body.size()));
+            request.body = [body](const BodySink &sink) {
+                return sink(body.constData(), std::size_t(body.size()));
+            };
+            const ServiceResponse response = service.handle(request);
+            const QJsonObject error =
+                QJsonDocument::fromJson(response.body).object().value(QStringLiteral("error")).toObject();
+            return std::pair(response.status, error.value(QStringLiteral("code")).toString());
+        };
+        QCOMPARE(create(30001, 4000), std::pair(413, QStringLiteral("file_too_large")));
+        QCOMPARE(create(8000, 4001), std::pair(413, QStringLiteral("chunk_too_large")));
+        QCOMPARE(create(8000, 999), std::pair(400, QStringLiteral("bad_request")));
+        QCOMPARE(create(30000, 2000), std::pair(400, QStringLiteral("bad_request"))); // 15 chunks
+        QCOMPARE(create(999, 999).first, 201); // one chunk may be smaller than the minimum
+        QCOMPARE(create(30000, 3000).first, 201);
+
+        store.storageSpace = StorageSpace{100, 1000};
+        QCOMPARE(create(20000, 2000), std::pair(507, QStringLiteral("insufficient_storage")));
     }
 
     void hostilePathsRefused_data()

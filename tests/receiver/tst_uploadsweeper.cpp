@@ -162,9 +162,7 @@ private:
         // machine the hasher could still be at the chunk a test stored a moment ago (one full run
         // in many): let it finish first.
         m_harness->store().prefixHasher().waitIdle();
-        UploadSweeper::Policy policy;
-        policy.expireAfter = expireAfter;
-        return m_harness->store().sweep(policy, m_now);
+        return m_harness->store().sweepExpired(expireAfter, m_now).lines;
     }
 
     std::unique_ptr<ServiceHarness> m_harness;

@@ -2,7 +2,6 @@
 
 #include "AccessLog.h"
 #include "AccessPolicy.h"
-#include "DiskSpace.h"
 #include "HttpFrontEnd.h"
 #include "LocalFolderStore.h"
 #include "PeriodicTask.h"
@@ -66,9 +65,8 @@ std::optional<QString> ReceiverDaemon::start()
     ProtocolService::Options serviceOptions;
     serviceOptions.access = AccessPolicy(m_config.tokens);
     serviceOptions.limits = m_config.limits;
-    serviceOptions.freeSpace = DiskSpace::of(m_store->storageFolder());
     m_service = std::make_unique<ProtocolService>(*m_store, std::move(serviceOptions));
-    m_metrics = std::make_unique<ReceiverMetrics>(m_store->storageFolder());
+    m_metrics = std::make_unique<ReceiverMetrics>(m_store.get());
 
     HttpFrontEnd::Options frontEnd;
     frontEnd.maxConnections = m_config.maxConnections;
@@ -107,7 +105,7 @@ void ReceiverDaemon::announce() const
     std::fflush(stdout);
     if (m_config.quiet)
         return;
-    logLine(QStringLiteral("storing into %1").arg(m_store->storageFolder()));
+    logLine(QStringLiteral("storing into %1").arg(m_store->location()));
     if (m_config.tokens.isEmpty()) {
         logLine(QStringLiteral("warning: no --token-file, so anyone who can reach these ports may upload and "
                                "use the speed test; give a token file (docs/admin.md) unless the network is "
@@ -125,14 +123,12 @@ void ReceiverDaemon::startSweeping()
 {
     // At start and every minute: the sweep takes the locks a writer takes, so other receiver
     // processes on the same folder are safe.
-    UploadSweeper::Policy expiry;
-    expiry.expireAfter = m_config.expireAfter;
     m_sweeper = std::make_unique<PeriodicTask>(
-        std::chrono::minutes(1),
-        [store = m_store.get(), metrics = m_metrics.get(), expiry, quiet = m_config.quiet] {
-            const QStringList removed = store->sweep(expiry, UploadSweeper::Clock::now());
-            metrics->setExpiredUploads(store->expiredUploads());
-            for (const QString &line : removed) {
+        std::chrono::minutes(1), [store = m_store.get(), metrics = m_metrics.get(),
+                                  expireAfter = m_config.expireAfter, quiet = m_config.quiet] {
+            const SweepReport report = store->sweepExpired(expireAfter, std::chrono::system_clock::now());
+            metrics->countExpiredUploads(report.expiredUploads);
+            for (const QString &line : report.lines) {
                 if (!quiet)
                     logLine(line);
             }

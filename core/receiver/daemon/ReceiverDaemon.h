@@ -10,10 +10,10 @@ namespace multilane {
 
 class AccessLog;
 class HttpFrontEnd;
-class LocalFolderStore;
 class PeriodicTask;
 class ProtocolService;
 class ReceiverMetrics;
+class UploadStore;
 
 // multilane-receiver once its configuration is read: the storage, the service, the listeners, the
 // logs and the expiry sweep, put together in the right order and taken apart in the reverse one.
@@ -41,8 +41,8 @@ private:
 
     const ReceiverConfig m_config;
     std::unique_ptr<AccessLog> m_accessLogFile;
-    AccessLog *m_accessLog = nullptr; // the file, stderr, or none
-    std::unique_ptr<LocalFolderStore> m_store;
+    AccessLog *m_accessLog = nullptr;     // the file, stderr, or none
+    std::unique_ptr<UploadStore> m_store; // the one place that picks a store: LocalFolderStore
     std::unique_ptr<ProtocolService> m_service;
     std::unique_ptr<ReceiverMetrics> m_metrics;
     std::unique_ptr<HttpFrontEnd> m_frontEnd;

@@ -1,9 +1,9 @@
 #include "ReceiverMetrics.h"
 
 #include "ProtocolService.h"
+#include "UploadStore.h"
 
 #include <QDateTime>
-#include <QStorageInfo>
 #include <httplib.h>
 
 namespace multilane {
@@ -65,8 +65,8 @@ QByteArray routeLabel(Kind route)
 
 } // namespace
 
-ReceiverMetrics::ReceiverMetrics(QString storageFolder)
-    : m_storageFolder(std::move(storageFolder))
+ReceiverMetrics::ReceiverMetrics(UploadStore *store)
+    : m_store(store)
     , m_startTime(QDateTime::currentSecsSinceEpoch())
 {}
 
@@ -160,16 +160,14 @@ QByteArray ReceiverMetrics::render() const
                "Requests answered 503 busy because their port had --max-connections open.",
                qint64(m_busyRefusals.load(std::memory_order_relaxed)));
 
-    if (!m_storageFolder.isEmpty()) {
-        const QStorageInfo storage(m_storageFolder);
-        if (storage.isValid()) {
-            out.single("multilane_storage_free_bytes", "gauge",
-                       "Bytes the receiver may still write on the storage folder's file system.",
-                       storage.bytesAvailable());
-            out.single("multilane_storage_size_bytes", "gauge", "Size of the storage folder's file system.",
-                       storage.bytesTotal());
-        }
-    }
+    const StorageSpace space = m_store ? m_store->space() : StorageSpace();
+    if (space.freeBytes)
+        out.single("multilane_storage_free_bytes", "gauge",
+                   "Bytes the receiver may still write on the storage folder's file system.",
+                   *space.freeBytes);
+    if (space.totalBytes)
+        out.single("multilane_storage_size_bytes", "gauge", "Size of the storage folder's file system.",
+                   *space.totalBytes);
     return out.text();
 }
 

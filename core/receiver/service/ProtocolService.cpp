@@ -5,7 +5,6 @@
 #include "ProtocolJson.h"
 #include "ProtocolNames.h"
 #include "RequestRouter.h"
-#include "UploadId.h"
 #include "UploadStore.h"
 
 #include <QJsonArray>
@@ -148,6 +147,9 @@ Result<ProtocolService::Admitted> ProtocolService::admit(const ServiceRequest &r
         if (const auto tooLarge =
                 m_admission.checkFileSize(admitted.route.path, admitted.route.contentLength))
             return *tooLarge;
+        if (const auto refused =
+                m_admission.checkStoreLimits(admitted.route.path, admitted.route.contentLength, std::nullopt))
+            return *refused;
     }
     if (admitted.route.kind == Route::Kind::PutChunk) {
         if (const auto tooLarge = m_admission.checkChunkSize(admitted.route.contentLength))
@@ -265,9 +267,11 @@ ServiceResponse ProtocolService::createUpload(const AccessToken &token, const Se
         return ServiceResponse::error(*tooLarge);
     if (const auto tooLarge = m_admission.checkChunkSize(upload.chunkSize))
         return ServiceResponse::error(*tooLarge);
+    if (const auto refused = m_admission.checkStoreLimits(upload.path, upload.size, upload.chunkSize))
+        return ServiceResponse::error(*refused);
     const std::lock_guard<std::mutex> creating(m_creating);
     // A resumed upload was admitted when it was created; its space is already counted.
-    const bool resumed = m_store.findUpload(UploadId::forKey(upload.path, upload.size, upload.mtime)).ok();
+    const bool resumed = m_store.findUploadByKey(upload.key()).ok();
     if (!resumed) {
         if (const auto refused = m_admission.admitNewFile(token, upload.path, upload.size, true))
             return ServiceResponse::error(*refused);

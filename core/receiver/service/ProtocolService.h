@@ -21,7 +21,7 @@ public:
     struct Options {
         AccessPolicy access; // open by default
         ReceiverLimits limits;
-        UploadAdmission::FreeSpace freeSpace; // unset: the disk reserve is not checked
+        UploadAdmission::FreeSpace freeSpace; // unset: the store says (UploadStore::space())
         UploadAdmission::Clock clock;         // unset: the steady clock
     };
 

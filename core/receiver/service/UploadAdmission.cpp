@@ -1,6 +1,7 @@
 #include "UploadAdmission.h"
 
 #include "ByteSize.h"
+#include "ChunkLayout.h"
 #include "UploadStore.h"
 
 #include <QStringBuilder>
@@ -20,7 +21,8 @@ QString folderName(const QString &folder)
 UploadAdmission::UploadAdmission(UploadStore &store, ReceiverLimits limits, FreeSpace freeSpace, Clock clock)
     : m_store(store)
     , m_limits(limits)
-    , m_freeSpace(std::move(freeSpace))
+    , m_freeSpace(freeSpace ? std::move(freeSpace)
+                            : FreeSpace([store = &store] { return store->space().freeBytes; }))
     , m_clock(clock ? std::move(clock) : Clock(&std::chrono::steady_clock::now))
 {}
 
@@ -53,6 +55,49 @@ std::optional<ProtocolError> UploadAdmission::checkChunkSize(qint64 chunkSize) c
             .arg(m_limits.maxChunkSize));
     error.figures.insert(QStringLiteral("maxChunkSize"), m_limits.maxChunkSize);
     return error;
+}
+
+std::optional<ProtocolError> UploadAdmission::checkStoreLimits(const QString &path, qint64 size,
+                                                               std::optional<qint64> chunkSize) const
+{
+    const StoreLimits store = m_store.limits();
+    if (size > store.maxFileSize) {
+        ProtocolError error = ProtocolError::make(
+            ProtocolErrorCode::FileTooLarge,
+            QStringLiteral(
+                "'%1' is %2; this receiver's storage holds files of at most %3; send a smaller file")
+                .arg(path.left(200), ByteSize::format(size), ByteSize::format(store.maxFileSize)));
+        error.figures.insert(QStringLiteral("maxFileSize"), store.maxFileSize);
+        return error;
+    }
+    if (!chunkSize)
+        return std::nullopt;
+    if (*chunkSize > store.maxChunkSize) {
+        ProtocolError error = ProtocolError::make(
+            ProtocolErrorCode::ChunkTooLarge,
+            QStringLiteral("this receiver's storage takes chunks of at most %1 bytes, not %2; use a smaller "
+                           "chunk size")
+                .arg(store.maxChunkSize)
+                .arg(*chunkSize));
+        error.figures.insert(QStringLiteral("maxChunkSize"), store.maxChunkSize);
+        return error;
+    }
+    const ChunkLayout layout(size, *chunkSize);
+    if (!layout.fitsInOneChunk() && *chunkSize < store.minChunkSize)
+        return ProtocolError::make(ProtocolErrorCode::BadRequest,
+                                   QStringLiteral("this receiver's storage needs chunks of at least %1 bytes "
+                                                  "(all but the last), not %2; use a larger chunkSize")
+                                       .arg(store.minChunkSize)
+                                       .arg(*chunkSize));
+    if (layout.chunkCount() > store.maxChunkCount)
+        return ProtocolError::make(ProtocolErrorCode::BadRequest,
+                                   QStringLiteral("%1 bytes in chunks of %2 are %3 chunks; this receiver's "
+                                                  "storage holds at most %4 per file; use a larger chunkSize")
+                                       .arg(size)
+                                       .arg(*chunkSize)
+                                       .arg(layout.chunkCount())
+                                       .arg(store.maxChunkCount));
+    return std::nullopt;
 }
 
 std::optional<ProtocolError> UploadAdmission::admitNewFile(const AccessToken &token, const QString &path,

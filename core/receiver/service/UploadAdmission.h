@@ -30,13 +30,18 @@ public:
     // Bytes still free for uploads on the storage, nullopt when it cannot tell.
     using FreeSpace = std::function<std::optional<qint64>()>;
 
-    // `clock` unset: the steady clock (tests pass their own to age the usage cache).
-    UploadAdmission(UploadStore &store, ReceiverLimits limits, FreeSpace freeSpace, Clock clock = {});
+    // `freeSpace` unset: the store's (UploadStore::space()). `clock` unset: the steady clock (tests
+    // pass their own to age the usage cache).
+    UploadAdmission(UploadStore &store, ReceiverLimits limits, FreeSpace freeSpace = {}, Clock clock = {});
 
     const ReceiverLimits &limits() const { return m_limits; }
 
     std::optional<ProtocolError> checkFileSize(const QString &path, qint64 size) const;
     std::optional<ProtocolError> checkChunkSize(qint64 chunkSize) const;
+    // What the store can hold (UploadStore::limits()): a file of `size` bytes, and for an upload its
+    // chunks of `chunkSize` (unset for a whole-file PUT).
+    std::optional<ProtocolError> checkStoreLimits(const QString &path, qint64 size,
+                                                  std::optional<qint64> chunkSize) const;
     // A new upload (POST /v1/uploads that creates one) or a whole file (PUT /v1/files) of `size`
     // bytes at `path` by `token`. Resumed uploads are not asked: their space is already counted.
     // A whole file admitted here counts against its token's quota until wholeFileEnded().

@@ -10,6 +10,14 @@
 
 namespace multilane {
 
+// What names an upload across crashes and restarts: the client's destination path, the file's size
+// and its modification time (docs/protocol.md, "upload key").
+struct UploadKey {
+    QString path;
+    qint64 size = 0;
+    qint64 mtime = 0;
+};
+
 // The client's description of one upload (the body of POST /v1/uploads).
 struct UploadSpec {
     QString path;
@@ -18,6 +26,8 @@ struct UploadSpec {
     qint64 chunkSize = 0;
     ConflictPolicy onConflict = ConflictPolicy::Rename;
     QByteArray sha256; // optional, lowercase hex
+
+    UploadKey key() const { return {path, size, mtime}; }
 };
 
 // An upload in progress as the store knows it.

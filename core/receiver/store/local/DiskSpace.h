@@ -1,18 +1,17 @@
 #pragma once
 
+#include "StoreTypes.h"
+
 #include <QString>
 #include <QtGlobal>
-#include <functional>
 #include <optional>
 
-// Free space on the storage disk, behind a function so tests can hand in their own figures.
+// Room on the file system of a folder, from statvfs() (a few microseconds a call).
 namespace multilane::DiskSpace {
 
 // Bytes an unprivileged writer may still use, or nullopt when the system cannot tell.
-using Source = std::function<std::optional<qint64>()>;
-
 std::optional<qint64> availableBytes(const QString &folder);
-// A Source that asks statvfs() about `folder` each time it is called (a few microseconds).
-Source of(const QString &folder);
+// Those and the file system's size.
+StorageSpace of(const QString &folder);
 
 } // namespace multilane::DiskSpace

@@ -3,6 +3,7 @@
 #include "ChunkHash.h"
 #include "ChunkLayout.h"
 #include "ChunkRecordFile.h"
+#include "DiskSpace.h"
 #include "DoneRecord.h"
 #include "FileOps.h"
 #include "FolderScope.h"
@@ -129,17 +130,25 @@ std::optional<QByteArray> LocalFolderStore::hashPart(const UploadFiles &files, c
     return hash->hexDigest();
 }
 
-QStringList LocalFolderStore::sweep(const UploadSweeper::Policy &policy, UploadSweeper::Clock::time_point now)
+SweepReport LocalFolderStore::sweepExpired(std::chrono::seconds expireAfter,
+                                           std::chrono::system_clock::time_point now)
 {
-    QStringList lines;
+    UploadSweeper::Policy policy;
+    policy.expireAfter = expireAfter;
+    SweepReport report;
     for (const UploadSweeper::Removed &removed : UploadSweeper(m_uploads, policy).sweep(now)) {
         if (!removed.id.isEmpty())
             m_prefixes.forget(removed.id);
         if (removed.expiredUpload)
-            ++m_expiredUploads;
-        lines.append(removed.line);
+            ++report.expiredUploads;
+        report.lines.append(removed.line);
     }
-    return lines;
+    return report;
+}
+
+StorageSpace LocalFolderStore::space()
+{
+    return DiskSpace::of(m_storageFolder);
 }
 
 Result<UploadState> LocalFolderStore::findUpload(const QByteArray &id)
@@ -152,6 +161,11 @@ Result<UploadState> LocalFolderStore::findUpload(const QByteArray &id)
     if (records.open(files.path(".chunks")) != 0)
         return files.noSuchUpload();
     return files.state(spec.value(), records);
+}
+
+Result<UploadState> LocalFolderStore::findUploadByKey(const UploadKey &key)
+{
+    return findUpload(UploadId::forKey(key.path, key.size, key.mtime));
 }
 
 Result<ChunkOutcome> LocalFolderStore::drainAsDuplicate(qint64 index, const BodyReader &body) const

@@ -7,7 +7,6 @@
 #include "UploadSweeper.h"
 
 #include <QString>
-#include <atomic>
 #include <optional>
 
 namespace multilane {
@@ -22,25 +21,30 @@ class LocalFolderStore final : public UploadStore {
 public:
     explicit LocalFolderStore(const QString &storageFolder);
 
-    // Creates the storage folder and its private folder if missing; the error says what to do.
-    std::optional<ProtocolError> prepare();
+    // Creates the storage folder and its private folder if missing.
+    std::optional<ProtocolError> prepare() override;
+    QString location() const override { return m_storageFolder; }
+    StoreLimits limits() const override { return {}; }
     QString storageFolder() const { return m_storageFolder; }
     PrefixHasher &prefixHasher() { return m_prefixes; }
-    // Removes expired uploads, .done records and leftovers (UploadSweeper); one log line each.
-    QStringList sweep(const UploadSweeper::Policy &policy, UploadSweeper::Clock::time_point now);
-    // Unfinished uploads sweep() expired since this store was made (for /metrics).
-    quint64 expiredUploads() const { return m_expiredUploads; }
 
     Result<CreateOutcome> createUpload(const UploadSpec &spec) override;
     Result<UploadState> findUpload(const QByteArray &id) override;
+    Result<UploadState> findUploadByKey(const UploadKey &key) override;
     Result<ChunkOutcome> writeChunk(const QByteArray &id, qint64 index, qint64 length, quint64 expectedHash,
                                     const BodyReader &body) override;
     Result<FinishedFile> completeUpload(const QByteArray &id, const QByteArray &expectedSha256) override;
     Result<Done> abortUpload(const QByteArray &id) override;
     Result<FinishedFile> putFile(const QString &path, qint64 size, ConflictPolicy onConflict,
                                  const QByteArray &expectedSha256, const BodyReader &body) override;
-    FolderUsage usage(const QString &folder, bool withFinishedBytes) override;
     std::optional<QString> uploadPath(const QByteArray &id) override;
+
+    FolderUsage usage(const QString &folder, bool withFinishedBytes) override;
+    // statvfs() of the storage folder: a few microseconds.
+    StorageSpace space() override;
+    // UploadSweeper over the uploads folder; temporary files go after UploadSweeper's default.
+    SweepReport sweepExpired(std::chrono::seconds expireAfter,
+                             std::chrono::system_clock::time_point now) override;
 
 private:
     UploadFiles filesOf(const QByteArray &id) const;
@@ -58,7 +62,6 @@ private:
     QByteArray m_uploads; // <root>/.multilane/uploads
     FilePlacer m_placer;
     PrefixHasher m_prefixes;
-    std::atomic<quint64> m_expiredUploads = 0;
 };
 
 } // namespace multilane
