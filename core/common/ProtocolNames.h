@@ -28,4 +28,11 @@ inline constexpr char OnConflictHeader[] = "X-Multilane-On-Conflict";
 inline constexpr char AuthorizationHeader[] = "Authorization";
 inline constexpr char BearerScheme[] = "Bearer";
 
+// GET /v1/health: {"status":"ok","service":…,"protocol":1,"version":…,"limits":{…}}. "limits" and
+// each member in it are optional to a client: receivers before this one do not send them.
+inline constexpr char HealthLimits[] = "limits";
+// How many connections one client may open to this port (a client that tunes its connection
+// count stays at or below it).
+inline constexpr char HealthConnectionsPerClient[] = "connectionsPerClient";
+
 } // namespace multilane::Protocol

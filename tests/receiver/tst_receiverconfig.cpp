@@ -93,6 +93,8 @@ private Q_SLOTS:
         QCOMPARE(config.quiet, false);
         QCOMPARE(config.expireAfter, std::chrono::seconds(7 * 24h));
         QCOMPARE(config.maxConnections, 256);
+        QCOMPARE(config.clientConnections, std::nullopt);
+        QCOMPARE(config.connectionsPerClient(), 64);
         QCOMPARE(config.idleTimeout, 10s);
         QVERIFY(!config.tls);
         QVERIFY(config.tokens.isEmpty());
@@ -161,6 +163,7 @@ private Q_SLOTS:
         QCOMPARE(config.expireAfter, std::chrono::seconds(36h));
         QCOMPARE(config.idleTimeout, 90s);
         QCOMPARE(config.maxConnections, 40);
+        QCOMPARE(config.connectionsPerClient(), 10); // a quarter of --max-connections
         QCOMPARE(config.limits.maxFileSize, qint64(5) << 30);
         QCOMPARE(config.limits.maxChunkSize, qint64(3) << 19);
         QCOMPARE(config.limits.diskReserve, 0);
@@ -173,6 +176,20 @@ private Q_SLOTS:
         QCOMPARE(config.metricsToken, QByteArray("s3cret-metrics"));
         QVERIFY(config.quiet);
         QCOMPARE(config.accessLog, std::optional<QString>(QStringLiteral("/var/log/r.log")));
+    }
+
+    void clientConnections()
+    {
+        const auto told = parse({QStringLiteral("--storage=/s"), QStringLiteral("--client-connections=7"),
+                                 QStringLiteral("--max-connections=40")});
+        QCOMPARE(told.config.clientConnections, std::optional(7));
+        QCOMPARE(told.config.connectionsPerClient(), 7);
+        QCOMPARE(parse({QStringLiteral("--storage=/s"), QStringLiteral("--max-connections=3")})
+                     .config.connectionsPerClient(),
+                 1); // never none
+        QVERIFY(parse({QStringLiteral("--help")})
+                    .text.simplified()
+                    .contains(QLatin1String("Default: a quarter of --max-connections (64).")));
     }
 
     void quietMeansNoAccessLogUnlessAsked()
@@ -240,6 +257,12 @@ private Q_SLOTS:
             QStringLiteral("--max-connections takes a number from 1 to 10000, not '0'"));
         row("too many connections", {QStringLiteral("--max-connections=10001")},
             QStringLiteral("--max-connections takes a number from 1 to 10000, not '10001'"));
+        row("no client connections", {QStringLiteral("--client-connections=0")},
+            QStringLiteral("--client-connections takes a number from 1 to 10000, not '0'"));
+        row("too many client connections", {QStringLiteral("--client-connections=10001")},
+            QStringLiteral("--client-connections takes a number from 1 to 10000, not '10001'"));
+        row("client connections not a number", {QStringLiteral("--client-connections=all")},
+            QStringLiteral("--client-connections takes a number from 1 to 10000, not 'all'"));
         row("idle zero", {QStringLiteral("--idle-timeout=0")},
             QStringLiteral("--idle-timeout takes a duration from 1s to 1h, not '0'"));
         row("idle too long", {QStringLiteral("--idle-timeout=2h")},

@@ -30,6 +30,18 @@ private Q_SLOTS:
         QCOMPARE(reply.json.value(QStringLiteral("protocol")).toInt(), 1);
         QCOMPARE(reply.json.value(QStringLiteral("service")).toString(),
                  QStringLiteral("multilane-receiver"));
+        // How many connections one client may open: a quarter of the default 256 unless told.
+        QCOMPARE(reply.json.value(QStringLiteral("limits")).toObject(),
+                 (QJsonObject{{QStringLiteral("connectionsPerClient"), 64}}));
+
+        ProtocolService::Options options;
+        options.limits.connectionsPerClient = 7;
+        ServiceHarness told(options);
+        QCOMPARE(told.call("GET", "/v1/health")
+                     .json.value(QStringLiteral("limits"))
+                     .toObject()
+                     .value(QStringLiteral("connectionsPerClient")),
+                 7);
     }
 
     void unknownRoutes_data()

@@ -8,6 +8,7 @@
 #include <QByteArray>
 #include <QList>
 #include <QString>
+#include <algorithm>
 #include <chrono>
 #include <optional>
 
@@ -22,6 +23,8 @@ struct ReceiverConfig {
     bool quiet = false;
     std::chrono::seconds expireAfter = std::chrono::hours(7 * 24); // 0 = never
     int maxConnections = 256;                                      // per listening address
+    // --client-connections: what GET /v1/health tells one client it may open per address.
+    std::optional<int> clientConnections;
     std::chrono::seconds idleTimeout{10};
     std::optional<TlsFiles> tls; // --tls-cert and --tls-key, absolute paths; unset: plain HTTP
     QString tokenFile;           // empty: anyone who reaches the ports may upload
@@ -32,6 +35,10 @@ struct ReceiverConfig {
     std::optional<QString> accessLog = QStringLiteral("-");
     std::optional<ListenAddress> metricsAddress; // --metrics-listen
     QByteArray metricsToken;                     // the first line of --metrics-token-file
+
+    // --client-connections, or else a quarter of --max-connections: a few clients at their
+    // announced maximum still leave room for others on the port.
+    int connectionsPerClient() const { return clientConnections.value_or(std::max(1, maxConnections / 4)); }
 };
 
 } // namespace multilane

@@ -51,6 +51,7 @@ struct Options {
     const QCommandLineOption quiet;
     const QCommandLineOption expireAfter;
     const QCommandLineOption maxConnections;
+    const QCommandLineOption clientConnections;
     const QCommandLineOption idleTimeout;
     const QCommandLineOption tlsCert;
     const QCommandLineOption tlsKey;
@@ -93,6 +94,13 @@ Options::Options(const ReceiverConfig &defaults)
                  QStringLiteral("Open connections per listening address; more are answered 503 busy. "
                                 "Default: %1.")
                      .arg(defaults.maxConnections),
+                 "N"))
+    , clientConnections(
+          option("client-connections",
+                 QStringLiteral("Connections one client may open to each listening address, announced by GET "
+                                "/v1/health to clients that tune their connection count. Default: a quarter "
+                                "of --max-connections (%1).")
+                     .arg(defaults.connectionsPerClient()),
                  "N"))
     , idleTimeout(
           option("idle-timeout",
@@ -158,9 +166,10 @@ Options::Options(const ReceiverConfig &defaults)
 
 QList<QCommandLineOption> Options::configurable() const
 {
-    return {storage,       listen,           quiet,        expireAfter, maxConnections, idleTimeout,
-            tokenFile,     maxFileSize,      maxChunkSize, diskReserve, maxUnfinished,  accessLog,
-            metricsListen, metricsTokenFile, tlsCert,      tlsKey};
+    return {storage,           listen,        quiet,     expireAfter,   maxConnections,
+            clientConnections, idleTimeout,   tokenFile, maxFileSize,   maxChunkSize,
+            diskReserve,       maxUnfinished, accessLog, metricsListen, metricsTokenFile,
+            tlsCert,           tlsKey};
 }
 
 void describe(const Options &options, QCommandLineParser &parser)
@@ -272,6 +281,9 @@ std::optional<QString> readConnections(const Options &options, const QCommandLin
         return problem;
     if (auto problem = readNumber(parser, options.maxConnections, 1, 10000,
                                   QStringLiteral("a number from 1 to 10000"), config.maxConnections))
+        return problem;
+    if (auto problem = readNumber(parser, options.clientConnections, 1, 10000,
+                                  QStringLiteral("a number from 1 to 10000"), config.clientConnections))
         return problem;
     return readSeconds(parser, options.idleTimeout, 1s, 1h, QStringLiteral("a duration from 1s to 1h"),
                        config.idleTimeout);

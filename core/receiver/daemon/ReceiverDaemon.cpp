@@ -65,6 +65,7 @@ std::optional<QString> ReceiverDaemon::start()
     ProtocolService::Options serviceOptions;
     serviceOptions.access = AccessPolicy(m_config.tokens);
     serviceOptions.limits = m_config.limits;
+    serviceOptions.limits.connectionsPerClient = m_config.connectionsPerClient();
     m_service = std::make_unique<ProtocolService>(*m_store, std::move(serviceOptions));
     m_metrics = std::make_unique<ReceiverMetrics>(m_store.get());
 

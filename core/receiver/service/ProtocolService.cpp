@@ -200,10 +200,7 @@ ServiceResponse ProtocolService::dispatch(const Admitted &admitted, const Servic
     const Route &route = admitted.route;
     switch (route.kind) {
     case Route::Kind::Health:
-        return ServiceResponse::json(200, {{QStringLiteral("status"), QStringLiteral("ok")},
-                                           {QStringLiteral("service"), QLatin1String(Protocol::ServiceName)},
-                                           {QStringLiteral("protocol"), Protocol::Version},
-                                           {QStringLiteral("version"), version()}});
+        return health();
     case Route::Kind::Probe:
         return probe(route.probeBytes);
     case Route::Kind::CreateUpload:
@@ -236,6 +233,17 @@ ServiceResponse ProtocolService::dispatch(const Admitted &admitted, const Servic
     }
     return ServiceResponse::error(
         ProtocolError::make(ProtocolErrorCode::NotFound, QStringLiteral("unknown route")));
+}
+
+ServiceResponse ProtocolService::health() const
+{
+    const QJsonObject limits{
+        {QLatin1String(Protocol::HealthConnectionsPerClient), m_options.limits.connectionsPerClient}};
+    return ServiceResponse::json(200, {{QStringLiteral("status"), QStringLiteral("ok")},
+                                       {QStringLiteral("service"), QLatin1String(Protocol::ServiceName)},
+                                       {QStringLiteral("protocol"), Protocol::Version},
+                                       {QStringLiteral("version"), version()},
+                                       {QLatin1String(Protocol::HealthLimits), limits}});
 }
 
 ServiceResponse ProtocolService::probe(qint64 bytes) const

@@ -46,6 +46,7 @@ private:
     std::optional<ProtocolError> checkHeaders(const ServiceRequest &request) const;
     std::optional<ProtocolError> checkScope(const Route &route, const AccessToken &token) const;
     ServiceResponse dispatch(const Admitted &admitted, const ServiceRequest &request);
+    ServiceResponse health() const;
     ServiceResponse probe(qint64 bytes) const;
     ServiceResponse createUpload(const AccessToken &token, const ServiceRequest &request);
     ServiceResponse putChunk(const Route &route, const ServiceRequest &request);
