@@ -32,7 +32,7 @@ std::optional<qint64> unitMilliseconds(const QString &unit)
 
 std::optional<std::chrono::milliseconds> parse(const QString &text)
 {
-    // Decimal arithmetic on the digits rather than a double, so "0.29s" is 290 ms, not 289.
+    // Decimal arithmetic on the digits rather than a double, so "1.001s" is 1001 ms, not 1000.
     static const QRegularExpression pattern(QStringLiteral("^\\s*([0-9]+)(?:\\.([0-9]+))?\\s*([a-z]*)\\s*$"),
                                             QRegularExpression::CaseInsensitiveOption);
     const QRegularExpressionMatch match = pattern.match(text);

@@ -32,8 +32,8 @@ private Q_SLOTS:
         QTest::newRow("zero") << QStringLiteral("0") << qint64(0);
         QTest::newRow("zero with unit") << QStringLiteral("0s") << qint64(0);
         QTest::newRow("leading zeros") << QStringLiteral("007s") << qint64(7000);
-        // Decimal arithmetic: a double would make 0.57 s 569 ms.
-        QTest::newRow("exact decimal") << QStringLiteral("0.57s") << qint64(570);
+        // Decimal arithmetic: the client's old double made 1.001 s 1000 ms.
+        QTest::newRow("exact decimal") << QStringLiteral("1.001s") << qint64(1001);
         QTest::newRow("below a millisecond is dropped") << QStringLiteral("1.0009s") << qint64(1000);
         QTest::newRow("many fraction digits") << QStringLiteral("1.99999999999999s") << qint64(1999);
         QTest::newRow("largest") << QStringLiteral("9223372036854775807ms")

@@ -39,130 +39,113 @@ QString durationText(std::chrono::seconds duration)
     return QString::number(seconds) + QLatin1Char('s');
 }
 
-// The receiver's options, each once: the parser and the config file both take them from here, so
-// a flag added here works in the file too. Help texts show the defaults of ReceiverConfig.
-struct Options {
-    explicit Options(const ReceiverConfig &defaults);
-    // Every option but --config, in the order --help lists them.
-    QList<QCommandLineOption> configurable() const;
-
-    const QCommandLineOption storage;
-    const QCommandLineOption listen;
-    const QCommandLineOption quiet;
-    const QCommandLineOption expireAfter;
-    const QCommandLineOption maxConnections;
-    const QCommandLineOption clientConnections;
-    const QCommandLineOption idleTimeout;
-    const QCommandLineOption tlsCert;
-    const QCommandLineOption tlsKey;
-    const QCommandLineOption tokenFile;
-    const QCommandLineOption maxFileSize;
-    const QCommandLineOption maxChunkSize;
-    const QCommandLineOption diskReserve;
-    const QCommandLineOption maxUnfinished;
-    const QCommandLineOption config;
-    const QCommandLineOption accessLog;
-    const QCommandLineOption metricsListen;
-    const QCommandLineOption metricsTokenFile;
-};
-
 QCommandLineOption option(const char *name, const QString &description, const char *valueName = nullptr)
 {
     return valueName ? QCommandLineOption(QLatin1String(name), description, QLatin1String(valueName))
                      : QCommandLineOption(QLatin1String(name), description);
 }
 
-Options::Options(const ReceiverConfig &defaults)
-    : storage(
-          option("storage", QStringLiteral("Folder that receives the files (created if missing)."), "DIR"))
-    , listen(
-          option("listen",
-                 QStringLiteral("Where to listen: [HOST:]PORT[,PORT...]; a bare port reuses the host before "
-                                "it, port 0 picks a free one. Repeatable. Default: %1.")
-                     .arg(defaults.listen.constFirst().toString()),
-                 "ADDRESSES"))
-    , quiet(option("quiet", QStringLiteral("Log nothing but the listening addresses.")))
-    , expireAfter(
-          option("expire-after",
-                 QStringLiteral("Remove unfinished uploads untouched for this long, and completion "
-                                "records this old, e.g. 12h, 7d; 0 keeps them forever. Finished files "
-                                "are never removed. Default: %1.")
-                     .arg(durationText(defaults.expireAfter)),
-                 "DURATION"))
-    , maxConnections(
-          option("max-connections",
-                 QStringLiteral("Open connections per listening address; more are answered 503 busy. "
-                                "Default: %1.")
-                     .arg(defaults.maxConnections),
-                 "N"))
-    , clientConnections(
-          option("client-connections",
-                 QStringLiteral("Connections one client may open to each listening address, announced by GET "
-                                "/v1/health to clients that tune their connection count. Default: a quarter "
-                                "of --max-connections (%1).")
-                     .arg(defaults.connectionsPerClient()),
-                 "N"))
-    , idleTimeout(
-          option("idle-timeout",
-                 QStringLiteral("Close a kept-alive connection that sends no request for this long, e.g. "
-                                "10s. Default: %1.")
-                     .arg(durationText(defaults.idleTimeout)),
-                 "DURATION"))
-    , tlsCert(option(
-          "tls-cert",
-          QStringLiteral("Serve HTTPS on every address with this PEM certificate chain (e.g. certbot's "
-                         "fullchain.pem). Needs --tls-key. SIGHUP reads both files again (after a "
-                         "renewal)."),
-          "FILE"))
-    , tlsKey(option("tls-key", QStringLiteral("The PEM private key of --tls-cert (no passphrase)."), "FILE"))
-    , tokenFile(
-          option("token-file",
-                 QStringLiteral("Require 'Authorization: Bearer <token>' with one of the tokens in FILE (one "
-                                "per line, optional id=, folder=, quota=; see docs/admin.md). Without it "
-                                "anyone who can reach the ports may upload."),
-                 "FILE"))
-    , maxFileSize(option(
-          "max-file-size",
-          QStringLiteral("Largest file accepted. Default: %1.").arg(sizeText(defaults.limits.maxFileSize)),
-          "SIZE"))
-    , maxChunkSize(
-          option("max-chunk-size",
-                 QStringLiteral("Largest chunk accepted (the client sends at most 64M). Default: %1.")
-                     .arg(sizeText(defaults.limits.maxChunkSize)),
-                 "SIZE"))
-    , diskReserve(
-          option("disk-reserve",
-                 QStringLiteral("Free space on the storage disk that uploads never use; new uploads that "
-                                "would cut into it and chunk writes while below it get 507. Default: %1.")
-                     .arg(sizeText(defaults.limits.diskReserve)),
-                 "SIZE"))
-    , maxUnfinished(option("max-unfinished",
-                           QStringLiteral("Unfinished uploads a token (its folder) may have open at once. "
-                                          "Default: %1.")
-                               .arg(defaults.limits.maxUnfinished),
-                           "N"))
-    , config(option(
-          "config",
-          QStringLiteral("Read settings from FILE first: 'key = value' lines whose keys are these long "
-                         "flags without dashes (e.g. 'storage = /srv/inbox', 'quiet = true'); flags "
-                         "given on the command line replace the file's."),
-          "FILE"))
-    , accessLog(
-          option("access-log",
-                 QStringLiteral("Write one logfmt line per request to FILE, or to stderr with '-'; SIGHUP "
-                                "reopens FILE. Default: '-', or none with --quiet."),
-                 "FILE|-"))
-    , metricsListen(option("metrics-listen",
-                           QStringLiteral("Serve GET /metrics (Prometheus) and /v1/health on this extra "
-                                          "[HOST:]PORT only; a bare port means 127.0.0.1."),
-                           "ADDRESS"))
-    , metricsTokenFile(
-          option("metrics-token-file",
-                 QStringLiteral("Serve /metrics on the upload ports too, to requests with "
-                                "'Authorization: Bearer TOKEN', TOKEN being the file's first line "
-                                "(the metrics port then asks for it too)."),
-                 "FILE"))
-{}
+// The receiver's options, each once: the parser and the config file both take them from here, so
+// a flag added here works in the file too. Help texts show the defaults of ReceiverConfig.
+struct Options {
+    // Every option but --config, in the order --help lists them.
+    QList<QCommandLineOption> configurable() const;
+
+    const ReceiverConfig defaults{};
+    const QCommandLineOption storage =
+        option("storage", QStringLiteral("Folder that receives the files (created if missing)."), "DIR");
+    const QCommandLineOption listen =
+        option("listen",
+               QStringLiteral("Where to listen: [HOST:]PORT[,PORT...]; a bare port reuses the host before "
+                              "it, port 0 picks a free one. Repeatable. Default: %1.")
+                   .arg(defaults.listen.constFirst().toString()),
+               "ADDRESSES");
+    const QCommandLineOption quiet =
+        option("quiet", QStringLiteral("Log nothing but the listening addresses."));
+    const QCommandLineOption expireAfter =
+        option("expire-after",
+               QStringLiteral("Remove unfinished uploads untouched for this long, and completion "
+                              "records this old, e.g. 12h, 7d; 0 keeps them forever. Finished files "
+                              "are never removed. Default: %1.")
+                   .arg(durationText(defaults.expireAfter)),
+               "DURATION");
+    const QCommandLineOption maxConnections =
+        option("max-connections",
+               QStringLiteral("Open connections per listening address; more are answered 503 busy. "
+                              "Default: %1.")
+                   .arg(defaults.maxConnections),
+               "N");
+    const QCommandLineOption clientConnections =
+        option("client-connections",
+               QStringLiteral("Connections one client may open to each listening address, announced by GET "
+                              "/v1/health to clients that tune their connection count. Default: a quarter "
+                              "of --max-connections (%1).")
+                   .arg(defaults.connectionsPerClient()),
+               "N");
+    const QCommandLineOption idleTimeout =
+        option("idle-timeout",
+               QStringLiteral("Close a kept-alive connection that sends no request for this long, e.g. "
+                              "10s. Default: %1.")
+                   .arg(durationText(defaults.idleTimeout)),
+               "DURATION");
+    const QCommandLineOption tlsCert =
+        option("tls-cert",
+               QStringLiteral("Serve HTTPS on every address with this PEM certificate chain (e.g. certbot's "
+                              "fullchain.pem). Needs --tls-key. SIGHUP reads both files again (after a "
+                              "renewal)."),
+               "FILE");
+    const QCommandLineOption tlsKey =
+        option("tls-key", QStringLiteral("The PEM private key of --tls-cert (no passphrase)."), "FILE");
+    const QCommandLineOption tokenFile =
+        option("token-file",
+               QStringLiteral("Require 'Authorization: Bearer <token>' with one of the tokens in FILE (one "
+                              "per line, optional id=, folder=, quota=; see docs/admin.md). Without it "
+                              "anyone who can reach the ports may upload."),
+               "FILE");
+    const QCommandLineOption maxFileSize = option(
+        "max-file-size",
+        QStringLiteral("Largest file accepted. Default: %1.").arg(sizeText(defaults.limits.maxFileSize)),
+        "SIZE");
+    const QCommandLineOption maxChunkSize =
+        option("max-chunk-size",
+               QStringLiteral("Largest chunk accepted (the client sends at most 64M). Default: %1.")
+                   .arg(sizeText(defaults.limits.maxChunkSize)),
+               "SIZE");
+    const QCommandLineOption diskReserve =
+        option("disk-reserve",
+               QStringLiteral("Free space on the storage disk that uploads never use; new uploads that "
+                              "would cut into it and chunk writes while below it get 507. Default: %1.")
+                   .arg(sizeText(defaults.limits.diskReserve)),
+               "SIZE");
+    const QCommandLineOption maxUnfinished =
+        option("max-unfinished",
+               QStringLiteral("Unfinished uploads a token (its folder) may have open at once. "
+                              "Default: %1.")
+                   .arg(defaults.limits.maxUnfinished),
+               "N");
+    const QCommandLineOption config =
+        option("config",
+               QStringLiteral("Read settings from FILE first: 'key = value' lines whose keys are these long "
+                              "flags without dashes (e.g. 'storage = /srv/inbox', 'quiet = true'); flags "
+                              "given on the command line replace the file's."),
+               "FILE");
+    const QCommandLineOption accessLog =
+        option("access-log",
+               QStringLiteral("Write one logfmt line per request to FILE, or to stderr with '-'; SIGHUP "
+                              "reopens FILE. Default: '-', or none with --quiet."),
+               "FILE|-");
+    const QCommandLineOption metricsListen =
+        option("metrics-listen",
+               QStringLiteral("Serve GET /metrics (Prometheus) and /v1/health on this extra "
+                              "[HOST:]PORT only; a bare port means 127.0.0.1."),
+               "ADDRESS");
+    const QCommandLineOption metricsTokenFile =
+        option("metrics-token-file",
+               QStringLiteral("Serve /metrics on the upload ports too, to requests with "
+                              "'Authorization: Bearer TOKEN', TOKEN being the file's first line "
+                              "(the metrics port then asks for it too)."),
+               "FILE");
+};
 
 QList<QCommandLineOption> Options::configurable() const
 {
@@ -397,8 +380,7 @@ Outcome refused(const QString &message)
 
 ReceiverConfigParser::Outcome ReceiverConfigParser::parse(const QStringList &arguments)
 {
-    const ReceiverConfig defaults;
-    const Options options(defaults);
+    const Options options;
     QCommandLineParser parser;
     describe(options, parser);
     // Before --help and --version, so `--config FILE --version` checks a file without starting.
@@ -411,7 +393,7 @@ ReceiverConfigParser::Outcome ReceiverConfigParser::parse(const QStringList &arg
                 {},
                 QLatin1String(Protocol::ServiceName) + QLatin1Char(' ') + ProtocolService::version() +
                     QLatin1Char('\n')};
-    ReceiverConfig config = defaults;
+    ReceiverConfig config = options.defaults;
     for (const Step step :
          {readPlaces, readConnections, readTls, readLimits, readTokens, readMetrics, readLogging}) {
         if (const auto problem = step(options, parser, config))

@@ -8,13 +8,13 @@
 namespace multilane {
 
 // httplib's task queue for one listening port, with a cap on open connections. httplib is
-// thread-per-connection, and an idle keep-alive connection holds its thread: with a plain pool of
-// 64, 64 idle connections stalled a port for the whole idle timeout. Up to maxConnections
+// thread-per-connection, and an idle keep-alive connection holds its thread, so with a fixed pool
+// idle connections stall a port for the whole idle timeout. Up to maxConnections
 // connections get a thread each; beyond that a connection goes to a few spare threads that answer
 // its request at once with 503 `busy` and close it, so a client learns why instead of hanging.
 // (A spare thread still waits up to the idle timeout for a connection that sends nothing: httplib
 // gives the task queue no socket to close.)
-// Private to the receiver library, like HttpBridge.
+// Private to the http library, like HttpBridge.
 class ConnectionQueue final : public httplib::TaskQueue {
 public:
     static constexpr int SpareThreads = 16;

@@ -157,8 +157,8 @@ public:
 
 private:
     // httplib reads a head one byte at a time and a body 4 KiB at a time: serve both from a
-    // read-ahead buffer. A 200 MiB body took 51 200 recv() and as many poll() calls; now a read
-    // waits (poll) only when the socket has nothing, and each recv() takes up to 64 KiB.
+    // read-ahead buffer, so a read waits (poll) only when the socket has nothing and each recv()
+    // takes up to 64 KiB, instead of a recv() and a poll() per 4 KiB (docs/performance.md).
     ssize_t readBuffered(char *ptr, size_t size)
     {
         if (m_offset == m_filled) {
@@ -334,7 +334,7 @@ bool HeaderLimitedServer::process_and_close_socket(socket_t sock)
             stream.disarm();
             // Every answer is a few hundred bytes of JSON, or probe bytes that do not compress;
             // httplib would brotli them at quality 11 for any client that accepts br (Qt does),
-            // which cost 44 % of the receiver's CPU on 400 small files.
+            // at a cost in CPU far above what it saves (docs/performance.md).
             request.headers.erase("Accept-Encoding");
         });
         if (t_headBudgetExceeded) {

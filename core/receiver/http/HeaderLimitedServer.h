@@ -19,7 +19,7 @@ namespace multilane {
 // whole within a deadline (408 otherwise), and a TLS handshake within the same: httplib's read
 // timeout restarts with every byte, so one byte a second would hold a thread forever. Bodies are not
 // limited here. It also closes a connection whose response said `Connection: close`, draining what
-// the client still sends in the same way. Private to the receiver library.
+// the client still sends in the same way. Private to the http library.
 class HeaderLimitedServer : public httplib::Server {
 public:
     // headTimeoutMs: a request's whole head (from its first byte) must arrive within this; a

@@ -8,7 +8,7 @@
 
 // Glue between cpp-httplib and ProtocolService: turns a httplib request into a ServiceRequest
 // whose body streams from the socket, and a ServiceResponse back into a httplib response.
-// Private to the receiver library (it is the only place that includes httplib.h besides the server).
+// Private to the http library, like every header that includes httplib.h.
 namespace multilane {
 class MetricsAccess;
 class ReceiverMetrics;

@@ -23,7 +23,7 @@ class UploadStore;
 class UploadAdmission {
 public:
     // How long a folder's measured usage is reused (plus what was admitted since): walking a
-    // folder of 10,000 files takes ~60 ms, too much for every small PUT.
+    // folder of many files for every small PUT would cost more than the PUT (docs/admin.md).
     static constexpr std::chrono::seconds UsageReuse{5};
 
     using Clock = std::function<std::chrono::steady_clock::time_point()>;

@@ -14,8 +14,8 @@ namespace multilane {
 class Sha256;
 
 // SHA-256 on a thread of its own over the buffers a writer fills, so receiving and writing a body
-// overlap with hashing it (OpenSSL's SHA-256 runs at ~1.2 GB/s here, as fast as the rest of the
-// request path together). Buffers circulate: submit() hands a filled one over, in order, and
+// overlap with hashing it (on one core SHA-256 takes about as long as the rest of the request path
+// together, docs/performance.md). Buffers circulate: submit() hands a filled one over, in order, and
 // nextBuffer() gives back an empty one, waiting while all are being hashed.
 class HashPipeline {
 public:
