@@ -1,12 +1,12 @@
 // libFuzzer target: decoded requests (FuzzRequestDecoder) through RequestRouter and
-// ReceiverService over a LocalFolderStore in a temporary folder, as the HTTP layer would send
+// ProtocolService over a LocalFolderStore in a temporary folder, as the HTTP layer would send
 // them. Crashes, sanitizer reports, and these properties are findings:
 //  - every answer is a status between 100 and 599, and every error has a JSON error code;
 //  - nothing is ever created outside the storage folder (checked after each input).
 #include "FuzzRequestDecoder.h"
 
 #include "LocalFolderStore.h"
-#include "ReceiverService.h"
+#include "ProtocolService.h"
 
 #include <QDir>
 #include <QJsonDocument>
@@ -25,7 +25,7 @@ struct Fixture {
     QTemporaryDir root;
     QString storage;
     std::unique_ptr<LocalFolderStore> store;
-    std::unique_ptr<ReceiverService> service;
+    std::unique_ptr<ProtocolService> service;
 
     Fixture()
     {
@@ -36,7 +36,11 @@ struct Fixture {
         ::setrlimit(RLIMIT_FSIZE, &limit);
         storage = root.path() + QStringLiteral("/storage");
         store = std::make_unique<LocalFolderStore>(storage);
-        service = std::make_unique<ReceiverService>(*store);
+        // Free space "cannot tell", as before the service asked the store: runs do not depend on
+        // how full the disk is (a full one would turn every create into 507).
+        ProtocolService::Options options;
+        options.freeSpace = [] { return std::optional<qint64>(); };
+        service = std::make_unique<ProtocolService>(*store, std::move(options));
         if (!root.isValid() || store->prepare())
             std::abort();
     }

@@ -1,25 +1,25 @@
 #pragma once
 
 #include "LocalFolderStore.h"
-#include "ReceiverService.h"
+#include "ProtocolService.h"
 
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <memory>
 
-// A ReceiverService over a LocalFolderStore in a temporary folder, with helpers that build
+// A ProtocolService over a LocalFolderStore in a temporary folder, with helpers that build
 // requests the way the HTTP layer would (bodies streamed in 4 KiB pieces). No sockets.
 class ServiceHarness {
 public:
     ServiceHarness();
     // With tokens, limits or a free-space source of the test's choosing.
-    explicit ServiceHarness(multilane::ReceiverService::Options options);
+    explicit ServiceHarness(multilane::ProtocolService::Options options);
 
     bool isValid() const { return m_ok; }
     QString storage() const { return m_root.path() + QStringLiteral("/storage"); }
     QString outside() const { return m_root.path(); }
     multilane::LocalFolderStore &store() { return *m_store; }
-    multilane::ReceiverService &service() { return *m_service; }
+    multilane::ProtocolService &service() { return *m_service; }
 
     struct Reply {
         int status = 0;
@@ -46,12 +46,14 @@ public:
     QByteArray readStored(const QString &path) const;
 
     static QByteArray testData(qint64 size, int seed = 1);
+    // A request body handed over in 4 KiB pieces, as the HTTP layer does.
+    static multilane::BodyReader bodyOf(const QByteArray &data);
     static QByteArray sha256(const QByteArray &data);
 
 private:
     QTemporaryDir m_root;
     std::unique_ptr<multilane::LocalFolderStore> m_store;
-    std::unique_ptr<multilane::ReceiverService> m_service;
+    std::unique_ptr<multilane::ProtocolService> m_service;
     QByteArray m_token;
     bool m_ok = false;
 };

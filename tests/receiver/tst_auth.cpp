@@ -35,9 +35,9 @@ AccessPolicy testPolicy()
     return AccessPolicy(parsed.tokens);
 }
 
-ReceiverService::Options withTokens()
+ProtocolService::Options withTokens()
 {
-    ReceiverService::Options options;
+    ProtocolService::Options options;
     options.access = testPolicy();
     return options;
 }

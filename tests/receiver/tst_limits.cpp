@@ -65,7 +65,7 @@ class TestLimits : public QObject {
 private Q_SLOTS:
     void fileAndChunkSize()
     {
-        ReceiverService::Options options;
+        ProtocolService::Options options;
         options.limits.maxFileSize = 1000;
         options.limits.maxChunkSize = 4096;
         ServiceHarness harness(options);
@@ -101,7 +101,7 @@ private Q_SLOTS:
 
     void quotaCountsFinishedAndUnfinished()
     {
-        ReceiverService::Options options;
+        ProtocolService::Options options;
         options.access = AccessPolicy(TokenFile::parse(QuotaToken + " id=q folder=q quota=1000\n" +
                                                            OtherToken + " id=o folder=o quota=1000\n",
                                                        QStringLiteral("t"))
@@ -146,7 +146,7 @@ private Q_SLOTS:
         // against the quota for as long as its body takes to arrive.
         const auto start = std::chrono::steady_clock::now();
         std::atomic<int> agedSeconds{0};
-        ReceiverService::Options options;
+        ProtocolService::Options options;
         options.access = AccessPolicy(
             TokenFile::parse(QuotaToken + " id=q folder=q quota=1000\n", QStringLiteral("t")).tokens);
         options.clock = [&] { return start + std::chrono::seconds(agedSeconds.load()); };
@@ -199,7 +199,7 @@ private Q_SLOTS:
 
     void unfinishedUploadsPerToken()
     {
-        ReceiverService::Options options;
+        ProtocolService::Options options;
         options.limits.maxUnfinished = 2;
         options.access =
             AccessPolicy(TokenFile::parse(QuotaToken + " id=q folder=q\n" + OtherToken + " id=o folder=o\n",
@@ -232,7 +232,7 @@ private Q_SLOTS:
     void diskReserveInjected()
     {
         auto available = std::make_shared<std::atomic<qint64>>(10000);
-        ReceiverService::Options options;
+        ProtocolService::Options options;
         options.limits.diskReserve = 1000;
         options.freeSpace = [available] { return std::optional<qint64>(available->load()); };
         ServiceHarness harness(options);

@@ -57,6 +57,35 @@ private Q_SLOTS:
         }
     }
 
+    // GET /v1/health tells a self-tuning client how many connections it may open to the port.
+    void healthAnnouncesConnectionsPerClient()
+    {
+        const auto announced = [this](const QStringList &arguments) {
+            ReceiverProcess receiver(m_storage->path());
+            if (!receiver.start(1, QStringList{QStringLiteral("--quiet")} + arguments))
+                return QJsonValue(receiver.errorText());
+            const HttpResult health =
+                get(receiver.urls().constFirst().resolved(QUrl(QStringLiteral("/v1/health"))));
+            return health.json()
+                .value(QStringLiteral("limits"))
+                .toObject()
+                .value(QStringLiteral("connectionsPerClient"));
+        };
+        QCOMPARE(announced({}), QJsonValue(64));
+        QCOMPARE(announced({QStringLiteral("--max-connections"), QStringLiteral("40")}), QJsonValue(10));
+        QCOMPARE(announced({QStringLiteral("--client-connections"), QStringLiteral("7")}), QJsonValue(7));
+
+        QProcess refused;
+        refused.start(QStringLiteral(MULTILANE_RECEIVER_BIN),
+                      {QStringLiteral("--storage"), m_storage->path(), QStringLiteral("--client-connections"),
+                       QStringLiteral("0")});
+        QVERIFY(refused.waitForFinished(10000));
+        QCOMPARE(refused.exitCode(), 2);
+        QCOMPARE(
+            refused.readAllStandardError(),
+            QByteArray("multilane-receiver: --client-connections takes a number from 1 to 10000, not '0'\n"));
+    }
+
     void probeReturnsTheBytesAskedFor()
     {
         const HttpResult result = get(endpoint(1, "/v1/probe?bytes=5000000"));

@@ -1,3 +1,4 @@
+#include "ForwardingStore.h"
 #include "ServiceHarness.h"
 
 #include "ChunkHash.h"
@@ -12,7 +13,7 @@ using namespace multilane;
 
 // The request handler without sockets: routes, validation of everything the client sends, the
 // error bodies, and the whole-file route.
-class TestReceiverService : public QObject {
+class TestProtocolService : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
@@ -29,6 +30,18 @@ private Q_SLOTS:
         QCOMPARE(reply.json.value(QStringLiteral("protocol")).toInt(), 1);
         QCOMPARE(reply.json.value(QStringLiteral("service")).toString(),
                  QStringLiteral("multilane-receiver"));
+        // How many connections one client may open: a quarter of the default 256 unless told.
+        QCOMPARE(reply.json.value(QStringLiteral("limits")).toObject(),
+                 (QJsonObject{{QStringLiteral("connectionsPerClient"), 64}}));
+
+        ProtocolService::Options options;
+        options.limits.connectionsPerClient = 7;
+        ServiceHarness told(options);
+        QCOMPARE(told.call("GET", "/v1/health")
+                     .json.value(QStringLiteral("limits"))
+                     .toObject()
+                     .value(QStringLiteral("connectionsPerClient")),
+                 7);
     }
 
     void unknownRoutes_data()
@@ -279,6 +292,46 @@ private Q_SLOTS:
             0);
     }
 
+    // What a store declares it can hold, and the room it reports, decide; the service assumes
+    // neither (a store on object storage has other limits than a folder).
+    void storeLimitsAndSpaceComeFromTheStore()
+    {
+        ForwardingStore store(m_harness->store());
+        store.storeLimits.minChunkSize = 1000;
+        store.storeLimits.maxChunkSize = 4000;
+        store.storeLimits.maxChunkCount = 10;
+        store.storeLimits.maxFileSize = 30000;
+        ProtocolService service(store); // no free-space override: it asks the store
+        const auto create = [&service](qint64 size, qint64 chunkSize) {
+            ServiceRequest request;
+            request.method = "POST";
+            request.path = "/v1/uploads";
+            const QByteArray body =
+                QJsonDocument(QJsonObject{{QStringLiteral("path"), QStringLiteral("f.bin")},
+                                          {QStringLiteral("size"), size},
+                                          {QStringLiteral("mtime"), 1},
+                                          {QStringLiteral("chunkSize"), chunkSize}})
+                    .toJson();
+            request.headers.insert("content-length", QByteArray::number(body.size()));
+            request.body = [body](const BodySink &sink) {
+                return sink(body.constData(), std::size_t(body.size()));
+            };
+            const ServiceResponse response = service.handle(request);
+            const QJsonObject error =
+                QJsonDocument::fromJson(response.body).object().value(QStringLiteral("error")).toObject();
+            return std::pair(response.status, error.value(QStringLiteral("code")).toString());
+        };
+        QCOMPARE(create(30001, 4000), std::pair(413, QStringLiteral("file_too_large")));
+        QCOMPARE(create(8000, 4001), std::pair(413, QStringLiteral("chunk_too_large")));
+        QCOMPARE(create(8000, 999), std::pair(400, QStringLiteral("bad_request")));
+        QCOMPARE(create(30000, 2000), std::pair(400, QStringLiteral("bad_request"))); // 15 chunks
+        QCOMPARE(create(999, 999).first, 201); // one chunk may be smaller than the minimum
+        QCOMPARE(create(30000, 3000).first, 201);
+
+        store.storageSpace = StorageSpace{100, 1000};
+        QCOMPARE(create(20000, 2000), std::pair(507, QStringLiteral("insufficient_storage")));
+    }
+
     void hostilePathsRefused_data()
     {
         QTest::addColumn<QByteArray>("path");
@@ -317,5 +370,5 @@ private:
     std::unique_ptr<ServiceHarness> m_harness;
 };
 
-QTEST_GUILESS_MAIN(TestReceiverService)
+QTEST_GUILESS_MAIN(TestProtocolService)
 #include "tst_receiverservice.moc"

@@ -1,7 +1,6 @@
 #include "ServiceHarness.h"
 
 #include "ChunkRecordFile.h"
-#include "DurationText.h"
 
 #include <QDir>
 #include <QFile>
@@ -133,18 +132,6 @@ private Q_SLOTS:
         QCOMPARE(m_harness->call("GET", "/v1/uploads/" + id).status, 200);
     }
 
-    void durations()
-    {
-        QCOMPARE(DurationText::parse(QStringLiteral("7d")), std::optional<std::chrono::seconds>(7 * 24h));
-        QCOMPARE(DurationText::parse(QStringLiteral("90s")), std::optional<std::chrono::seconds>(90s));
-        QCOMPARE(DurationText::parse(QStringLiteral("45")), std::optional<std::chrono::seconds>(45s));
-        QCOMPARE(DurationText::parse(QStringLiteral("12h")), std::optional<std::chrono::seconds>(12h));
-        QCOMPARE(DurationText::parse(QStringLiteral("30m")), std::optional<std::chrono::seconds>(30min));
-        QCOMPARE(DurationText::parse(QStringLiteral("0")), std::optional<std::chrono::seconds>(0s));
-        for (const char *bad : {"", "-1d", "7x", "d", "+5", "1.5h", "99999999999999999d"})
-            QVERIFY2(!DurationText::parse(QString::fromLatin1(bad)), bad);
-    }
-
 private:
     QDir uploadsDir() const { return QDir(m_harness->storage() + QStringLiteral("/.multilane/uploads")); }
     QByteArray uploadFile(const QByteArray &id, const char *suffix) const
@@ -175,9 +162,7 @@ private:
         // machine the hasher could still be at the chunk a test stored a moment ago (one full run
         // in many): let it finish first.
         m_harness->store().prefixHasher().waitIdle();
-        UploadSweeper::Policy policy;
-        policy.expireAfter = expireAfter;
-        return m_harness->store().sweep(policy, m_now);
+        return m_harness->store().sweepExpired(expireAfter, m_now).lines;
     }
 
     std::unique_ptr<ServiceHarness> m_harness;

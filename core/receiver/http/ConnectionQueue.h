@@ -1,0 +1,41 @@
+#pragma once
+
+#include <httplib.h>
+
+#include <atomic>
+#include <memory>
+
+namespace multilane {
+
+// httplib's task queue for one listening port, with a cap on open connections. httplib is
+// thread-per-connection, and an idle keep-alive connection holds its thread, so with a fixed pool
+// idle connections stall a port for the whole idle timeout. Up to maxConnections
+// connections get a thread each; beyond that a connection goes to a few spare threads that answer
+// its request at once with 503 `busy` and close it, so a client learns why instead of hanging.
+// (A spare thread still waits up to the idle timeout for a connection that sends nothing: httplib
+// gives the task queue no socket to close.)
+// Private to the http library, like HttpBridge.
+class ConnectionQueue final : public httplib::TaskQueue {
+public:
+    static constexpr int SpareThreads = 16;
+
+    // `openGauge`, when given, follows the open connections too (summed over ports, for /metrics).
+    explicit ConnectionQueue(int maxConnections, std::atomic<int> *openGauge = nullptr);
+    ~ConnectionQueue() override;
+
+    void enqueue(std::function<void()> connection) override;
+    void shutdown() override;
+
+    // True on a spare thread: the request it serves must be refused with 503.
+    static bool refusing();
+    int openConnections() const { return m_open; }
+
+private:
+    const int m_maxConnections;
+    std::atomic<int> m_open = 0;
+    std::atomic<int> *const m_openGauge;
+    std::unique_ptr<httplib::ThreadPool> m_connections;
+    std::unique_ptr<httplib::ThreadPool> m_spares;
+};
+
+} // namespace multilane
