@@ -181,6 +181,11 @@ ParsedOptions parseArguments(const std::vector<std::string> &arguments)
                 return fail("--rtt needs milliseconds such as 40, got '" + text.value_or("") + "'");
             options.rtt = std::chrono::duration_cast<Nanoseconds>(
                 std::chrono::duration<double, std::milli>(split->first));
+        } else if (name == "--report") {
+            const auto text = value();
+            if (!text || text->empty())
+                return fail("--report needs a file name");
+            options.reportPath = *text;
         } else if (name == "--buffer") {
             const auto text = value();
             const auto size = text ? parseSize(*text) : std::nullopt;
@@ -214,6 +219,8 @@ Options:
   --rtt MS                    Round-trip time: each direction is delayed by MS/2.
   --buffer BYTES              Bytes held per connection and direction (default 4MiB); when
                               full, linksim stops reading from the sender.
+  --report FILE               Every 100 ms, append "MS BYTES CONNECTIONS" to FILE: time since
+                              start, bytes taken onto the uplink so far, connections open.
   --quiet                     Print only the listener lines.
   --help                      This text.
 

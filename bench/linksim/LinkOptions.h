@@ -26,6 +26,7 @@ struct LinkOptions {
     double totalRate = 0;                      // all connections together, client -> server
     Nanoseconds rtt{0};                        // each direction is delayed by half of it
     std::size_t bufferBytes = 4 * 1024 * 1024; // per connection and direction
+    std::string reportPath; // every 100 ms: "ms bytes-up connections-open" (for benchmarks)
     bool quiet = false;
     bool help = false;
 };

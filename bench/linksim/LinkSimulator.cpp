@@ -108,6 +108,8 @@ LinkSimulator::LinkSimulator(const LinkOptions &options, std::FILE *out, std::FI
 
 LinkSimulator::~LinkSimulator()
 {
+    if (m_report)
+        std::fclose(m_report);
     m_connections.clear();
     m_listeners.clear();
     if (m_signals >= 0)
@@ -176,8 +178,31 @@ std::optional<std::string> LinkSimulator::start()
                      formatRate(m_options.perConnectionRate).c_str(), formatRate(m_options.totalRate).c_str(),
                      std::chrono::duration<double, std::milli>(m_options.rtt).count(), m_options.bufferBytes);
     }
+    if (!m_options.reportPath.empty()) {
+        m_report = std::fopen(m_options.reportPath.c_str(), "w");
+        if (!m_report)
+            return errorText("cannot write " + m_options.reportPath);
+    }
+    m_started = Clock::now();
+    m_nextReport = m_started;
     std::fflush(m_out);
     return std::nullopt;
+}
+
+void LinkSimulator::report(TimePoint now)
+{
+    constexpr Nanoseconds interval = std::chrono::milliseconds(100);
+    if (!m_report || now < m_nextReport)
+        return;
+    std::uint64_t up = m_upOfClosed;
+    for (const auto &connection : m_connections)
+        up += connection->up.bytesAccepted();
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - m_started).count();
+    std::fprintf(m_report, "%lld %llu %zu\n", static_cast<long long>(ms), static_cast<unsigned long long>(up),
+                 m_connections.size());
+    std::fflush(m_report);
+    while (m_nextReport <= now)
+        m_nextReport += interval;
 }
 
 int LinkSimulator::run()
@@ -212,6 +237,7 @@ int LinkSimulator::run()
         now = Clock::now();
         pumpAll(now);
         closeFinished(now);
+        report(now);
     }
     if (!m_options.quiet)
         std::fprintf(m_log, "linksim: stopping; %llu connections accepted, %zu open\n",
@@ -336,6 +362,8 @@ std::optional<TimePoint> LinkSimulator::nextWake(TimePoint now)
     }
     if (wantsShared)
         consider(m_totalRate->readyAt(m_totalThreshold, now));
+    if (m_report)
+        consider(m_nextReport);
     return wake;
 }
 
@@ -352,6 +380,7 @@ void LinkSimulator::closeFinished(TimePoint now)
             ::setsockopt(connection->client.fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
         }
         logClose(*connection, now);
+        m_upOfClosed += connection->up.bytesAccepted();
         return true;
     });
 }

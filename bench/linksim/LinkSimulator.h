@@ -40,6 +40,7 @@ private:
     std::optional<TimePoint> nextWake(TimePoint now);
     void closeFinished(TimePoint now);
     void logClose(const Connection &connection, TimePoint now) const;
+    void report(TimePoint now);
 
     LinkOptions m_options;
     std::FILE *m_out;
@@ -52,6 +53,10 @@ private:
     std::vector<std::unique_ptr<Connection>> m_connections;
     std::size_t m_rotation = 0; // who reads first from the shared bucket, rotated for fairness
     std::uint64_t m_accepted = 0;
+    std::FILE *m_report = nullptr;
+    TimePoint m_started{};
+    TimePoint m_nextReport{};
+    std::uint64_t m_upOfClosed = 0; // bytes up of connections already closed
 };
 
 } // namespace multilane::linksim

@@ -71,6 +71,7 @@ std::size_t Pipe::fill(std::size_t limit, TimePoint now)
             m_eof = true; // a reset sender: deliver what arrived, then close
         }
     }
+    m_accepted += total;
     if (m_rate)
         m_rate->consume(total);
     return total;

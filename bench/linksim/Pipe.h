@@ -50,6 +50,8 @@ public:
     bool finished() const { return m_failed || (m_eof && m_line.empty() && m_shutDown); }
     bool failed() const { return m_failed; }
     std::uint64_t bytesDelivered() const { return m_delivered; }
+    // Bytes taken onto the link (read from the source, past the rate caps).
+    std::uint64_t bytesAccepted() const { return m_accepted; }
     std::size_t bytesHeld() const { return m_line.size(); }
     std::size_t bufferCapacity() const { return m_line.capacity(); }
 
@@ -66,6 +68,7 @@ private:
     bool m_shutDown = false;
     bool m_failed = false;
     std::uint64_t m_delivered = 0;
+    std::uint64_t m_accepted = 0;
 };
 
 } // namespace multilane::linksim
