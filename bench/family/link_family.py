@@ -154,11 +154,15 @@ def seconds_to_90(samples, start, end):
 def run_timed(command, timeout):
     started = time.time()
     timed = ["/usr/bin/time", "-f", "%e %U %S %M", "-o", "/tmp/link-family.time"] + command
+    process = subprocess.Popen(timed, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
-        result = subprocess.run(timed, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
-        code = result.returncode
-        stdout = result.stdout.decode(errors="replace")
+        output, _ = process.communicate(timeout=timeout)
+        code = process.returncode
+        stdout = output.decode(errors="replace")
     except subprocess.TimeoutExpired:
+        # The whole group: time's child too, or it would go on competing with the next run.
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
         code, stdout = None, ""
     wall = time.time() - started
     cpu = None
@@ -268,8 +272,10 @@ def main():
                 for client in clients:
                     row[client] = run_client(client, args.build, binary, receiver, link, folders[workload], work,
                                              size, link_seconds)
-                    shutil.rmtree(storage, ignore_errors=True)
-                    os.makedirs(storage)
+                    # Only what the run stored: the receiver's own folder in storage stays.
+                    for name in os.listdir(storage):
+                        if not name.startswith("."):
+                            shutil.rmtree(os.path.join(storage, name), ignore_errors=True)
                 curl = row.get("curl8", {}).get("fraction")
                 row["verdict"] = verdict(row.get("multilane", {}).get("fraction"), link_seconds, link["rtt"], curl,
                                          link["kind"])

@@ -3,27 +3,109 @@
 #include "EndpointScorer.h"
 #include "SpeedTest.h"
 
+#include <QRandomGenerator>
 #include <QTest>
 #include <climits>
+#include <cmath>
 #include <functional>
 
 using namespace multilane;
 
-// A link model for the tuner: goodput as a function of the number of connections.
-static int settle(ConcurrencyTuner &tuner, const std::function<double(int)> &goodput, qint64 seconds = 60)
-{
-    qint64 bytes = 0;
-    for (qint64 t = 0; t <= seconds * 1000; t += 100) {
-        bytes += qint64(goodput(tuner.level()) / 10);
-        tuner.update({t, bytes, 0});
+// A link as the tuner sees it: each connection carries at most `perConnection` bytes/s, all of
+// them together at most `uplink`; a new connection carries nothing for its first 1.5 round trips
+// (handshake, first request). With `queueMs`, a bottleneck queue of that depth fills as soon as the
+// connections offer more than the uplink, and the round trip grows with it, as on real TCP.
+struct LinkModel {
+    double perConnection = 2e6;
+    double uplink = 24e6;
+    double rttMs = 40;
+    double queueMs = 0;
+    int workLimit = 1 << 30; // requests that can be in flight at most (the work left)
+    int cap = 1 << 30;       // connections the receivers allow
+
+    struct Run {
+        qint64 firstTo90Ms = -1; // from the start, the first 500 ms window at 90 % of the uplink
+        int finalLevel = 0;
+        double steadyMin = 0, steadyMax = 0; // rate over 500 ms windows in the last half
+        int maxLevel = 0;
+        QString reason;
+        int levelBeforeErrors = 0, levelAfterErrors = 0;
+        QString reasonAfterErrors;
+    };
+
+    double rateAt(int connections) const { return std::min(connections * perConnection, uplink); }
+
+    Run run(ConcurrencyTuner &tuner, qint64 durationMs, int errorsAtMs = -1, bool overload = false) const
+    {
+        Run result;
+        QList<qint64> opened(tuner.level(), -100000); // connections there from the start
+        for (qint64 &t : opened)
+            t = 0;
+        double bytes = 0;
+        qint64 busy = 0;
+        int errors = 0, overloads = 0;
+        QList<double> history; // bytes at each 10 ms step
+        for (qint64 t = 0; t <= durationMs; t += 10) {
+            const int level = tuner.level();
+            while (opened.size() < level)
+                opened.append(t);
+            while (opened.size() > level)
+                opened.removeLast();
+            int carrying = 0;
+            for (qint64 at : opened)
+                carrying += t - at >= qint64(1.5 * rttMs) ? 1 : 0;
+            carrying = std::min(carrying, workLimit);
+            bytes += rateAt(carrying) / 100;
+            busy += std::min(level, workLimit) * 10;
+            history.append(bytes);
+            const double offered = carrying * perConnection;
+            const double queue =
+                queueMs > 0 && offered > uplink ? std::min(queueMs, (offered / uplink - 1) * 4 * rttMs) : 0;
+            if (t == errorsAtMs) {
+                errors += 3;
+                overloads += overload ? 3 : 0;
+            }
+            if (t % 100 == 0) {
+                if (t == errorsAtMs)
+                    result.levelBeforeErrors = tuner.level();
+                tuner.update({t, qint64(bytes), errors, busy, overloads, rttMs + queue, rttMs});
+                if (t == errorsAtMs) {
+                    result.levelAfterErrors = tuner.level();
+                    result.reasonAfterErrors = tuner.reason();
+                }
+            }
+            result.maxLevel = std::max(result.maxLevel, tuner.level());
+        }
+        for (qsizetype i = 50; i < history.size(); ++i) {
+            const double rate = (history.at(i) - history.at(i - 50)) * 2; // bytes/s over 500 ms
+            if (result.firstTo90Ms < 0 &&
+                rate >= 0.9 * std::min(uplink, std::min(workLimit, cap) * perConnection))
+                result.firstTo90Ms = (i - 50) * 10;
+            if (i >= history.size() / 2) {
+                result.steadyMin = result.steadyMin == 0 ? rate : std::min(result.steadyMin, rate);
+                result.steadyMax = std::max(result.steadyMax, rate);
+            }
+        }
+        result.finalLevel = tuner.level();
+        result.reason = tuner.reason();
+        return result;
     }
-    return tuner.level();
+};
+
+static ConcurrencyTuner::Options tunerFor(int start, int maximum, double rttMs = 50)
+{
+    ConcurrencyTuner::Options options;
+    options.start = start;
+    options.minimum = 1;
+    options.maximum = maximum;
+    options.initialRttMs = rttMs;
+    return options;
 }
 
 // Runs a tuner (starting at 12 of at most 24) on a link of 2 MB/s per connection and 24 MB/s in
 // all for 10 s; from 4 s on, only `workAfterDrop` requests can be in flight and the link carries
-// `linkAfterDrop`. Returns the lowest level used after the drop.
-static int lowestLevelAfterDrop(ConcurrencyTuner::Options options, int workAfterDrop, double linkAfterDrop)
+// `linkAfterDrop`. Returns whether the level moved after the drop.
+static bool levelMovesAfterDrop(ConcurrencyTuner::Options options, int workAfterDrop, double linkAfterDrop)
 {
     options.start = 12;
     options.minimum = 1;
@@ -31,66 +113,142 @@ static int lowestLevelAfterDrop(ConcurrencyTuner::Options options, int workAfter
     ConcurrencyTuner tuner(options);
     qint64 bytes = 0;
     qint64 busySlotMs = 0;
-    int lowest = tuner.level();
+    int atDrop = -1;
+    bool moved = false;
     for (qint64 t = 0; t <= 10000; t += 50) {
         const bool dropped = t >= 4000;
         const int inFlight = std::min(tuner.level(), dropped ? workAfterDrop : INT_MAX);
         bytes += qint64(std::min(2e6 * inFlight, dropped ? linkAfterDrop : 24e6) / 20);
         busySlotMs += inFlight * 50;
+        if (dropped && atDrop < 0)
+            atDrop = tuner.level();
         const int level = tuner.update({t, bytes, 0, busySlotMs});
-        if (dropped)
-            lowest = std::min(lowest, level);
+        moved = moved || (dropped && level != atDrop);
     }
-    return lowest;
+    return moved;
 }
 
 class TestTuning : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void tunerClimbsToWherePerConnectionLimitsStop()
+    void reachesThePlateauFastOnAnyLink_data()
     {
-        // 2 MB/s per connection, 24 MB/s link: 12 connections fill it, more add nothing.
-        ConcurrencyTuner tuner({4, 1, 36});
-        const int level = settle(tuner, [](int n) { return std::min(2e6 * n, 24e6); });
-        QVERIFY2(level >= 12, qPrintable(QString::number(level)));
-        QVERIFY(tuner.isSettled());
+        // Links drawn from a seed over the family of issue #11: 0.25-20 MB/s per connection,
+        // 5-300 ms, 5-120 MB/s. The checks are the issue's targets, not figures of these rows.
+        QTest::addColumn<double>("perConnection");
+        QTest::addColumn<double>("uplink");
+        QTest::addColumn<double>("rttMs");
+        QRandomGenerator random(20261201);
+        const auto logUniform = [&random](double low, double high) {
+            return std::exp(std::log(low) + random.generateDouble() * (std::log(high) - std::log(low)));
+        };
+        for (int i = 0; i < 40; ++i) {
+            const double uplink = logUniform(5, 120) * 1e6;
+            const double perConnection = std::min(logUniform(0.25, 20) * 1e6, uplink);
+            const double rtt = logUniform(5, 300);
+            QTest::addRow("%.2f MB/s per connection, %.1f MB/s, %.0f ms", perConnection / 1e6, uplink / 1e6,
+                          rtt)
+                << perConnection << uplink << rtt;
+        }
+    }
+    void reachesThePlateauFastOnAnyLink()
+    {
+        QFETCH(double, perConnection);
+        QFETCH(double, uplink);
+        QFETCH(double, rttMs);
+        LinkModel link{perConnection, uplink, rttMs};
+        link.cap = 256;
+        ConcurrencyTuner tuner(tunerFor(12, link.cap, rttMs));
+        const double reachable = std::min(uplink, link.cap * perConnection);
+        const LinkModel::Run run = link.run(tuner, 30000);
+        const QString what = QStringLiteral("90 %% after %1 ms, level %2 (needs %3), steady %4-%5 MB/s; %6")
+                                 .arg(run.firstTo90Ms)
+                                 .arg(run.finalLevel)
+                                 .arg(std::ceil(uplink / perConnection))
+                                 .arg(run.steadyMin / 1e6, 0, 'f', 1)
+                                 .arg(run.steadyMax / 1e6, 0, 'f', 1)
+                                 .arg(run.reason);
+        // 90 % of the final rate within 1 s + 3 round trips, counted here from the start (the
+        // first byte goes 1.5 round trips after it).
+        QVERIFY2(run.firstTo90Ms >= 0 && run.firstTo90Ms <= 1000 + qint64(4.5 * rttMs), qPrintable(what));
+        // Steady within 10 %, and at the uplink.
+        QVERIFY2(run.steadyMin >= 0.9 * reachable && run.steadyMax <= 1.1 * reachable, qPrintable(what));
+        // Not far above what the link needs.
+        // (12 is the start; a step up being tried adds a tenth.)
+        QVERIFY2(run.finalLevel <= std::max(1.1 * 12, 1.5 * std::ceil(uplink / perConnection)),
+                 qPrintable(what));
     }
 
-    void tunerStaysSmallWhenOneConnectionFillsTheLink()
+    void oneConnectionThatFillsTheUplinkKeepsTheLevelSmall()
     {
-        // No per-connection limit: more connections only add overhead (goodput drops slowly).
-        ConcurrencyTuner tuner({4, 1, 36});
-        const int level = settle(tuner, [](int n) { return 24e6 * (1.0 - 0.02 * n); });
-        QVERIFY2(level <= 8, qPrintable(QString::number(level)));
+        const LinkModel link{60e6, 30e6, 20};
+        ConcurrencyTuner tuner(tunerFor(12, 256, 20));
+        const LinkModel::Run run = link.run(tuner, 20000);
+        QVERIFY2(run.finalLevel <= 12, qPrintable(run.reason));
+        QVERIFY2(run.maxLevel <= 24, qPrintable(QString::number(run.maxLevel)));
+        QVERIFY(run.steadyMin >= 0.95 * 30e6);
     }
 
-    void tunerNeverPassesTheCap()
+    void neverPassesTheCap()
     {
-        ConcurrencyTuner tuner({4, 1, 6});
-        QCOMPARE(settle(tuner, [](int n) { return 1e6 * n; }), 6);
+        const LinkModel link{1e6, 100e6, 50};
+        ConcurrencyTuner tuner(tunerFor(4, 40));
+        const LinkModel::Run run = link.run(tuner, 10000);
+        QCOMPARE(run.maxLevel, 40);
+        QVERIFY2(run.reason.contains(QStringLiteral("the most the receivers allow")), qPrintable(run.reason));
     }
 
-    void tunerBacksOffOnErrors()
+    void backsOffOnErrorsAndHardOnOverload_data()
     {
-        ConcurrencyTuner tuner({8, 1, 16});
-        tuner.update({0, 0, 0});
-        QCOMPARE(tuner.update({2000, 1000000, 3}), 4);
+        QTest::addColumn<bool>("overload");
+        QTest::addColumn<double>("factor");
+        QTest::newRow("errors") << false << 0.75;
+        QTest::newRow("overloaded") << true << 0.5;
+    }
+    void backsOffOnErrorsAndHardOnOverload()
+    {
+        QFETCH(bool, overload);
+        QFETCH(double, factor);
+        const LinkModel link{2e6, 24e6, 40};
+        ConcurrencyTuner tuner(tunerFor(12, 64, 40));
+        // Errors at 5 s, in a steady state: the level drops at once, by the factor.
+        const LinkModel::Run run = link.run(tuner, 6000, 5000, overload);
+        QVERIFY(run.levelBeforeErrors >= 12);
+        QCOMPARE(run.levelAfterErrors, int(std::floor(run.levelBeforeErrors * factor)));
+        QVERIFY2(
+            run.reasonAfterErrors.contains(overload ? QStringLiteral("slow down") : QStringLiteral("errors")),
+            qPrintable(run.reasonAfterErrors));
     }
 
-    void tunerHoldsWhenTheWorkRunsOut()
+    void stepsDownWhenMoreOnlyFillsAQueue()
     {
-        // 2 MB/s per connection, 24 MB/s link: the tuner tries 24 connections, finds no gain and
-        // goes back to 12. Then, at 4 s, only 4 requests are left (the last chunks of the upload)
-        // and the rate drops to a third. That is the work running out, not too many connections:
-        // the level must stay, or the last chunks queue behind fewer connections.
-        QCOMPARE(lowestLevelAfterDrop({}, 4, 24e6), 12);
+        // 1 MB/s per connection, 20 MB/s, 40 ms, and a 200 ms queue that the excess fills: past
+        // 20 connections goodput stays, the round trip grows. The tuner comes back down.
+        LinkModel link{1e6, 20e6, 40, 200};
+        ConcurrencyTuner tuner(tunerFor(12, 256, 40));
+        const LinkModel::Run run = link.run(tuner, 40000);
+        QVERIFY2(run.finalLevel <= 24,
+                 qPrintable(QStringLiteral("%1: %2").arg(run.finalLevel).arg(run.reason)));
+        QVERIFY(run.steadyMin >= 0.9 * 20e6);
+        // The control: without the round trip rising, the same link keeps what the model chose.
+        link.queueMs = 0;
+        ConcurrencyTuner control(tunerFor(12, 256, 40));
+        QVERIFY(link.run(control, 40000).finalLevel >= 20);
+    }
+
+    void holdsWhenTheWorkRunsOut()
+    {
+        // 2 MB/s per connection, 24 MB/s link. At 4 s only 4 requests are left (the last chunks
+        // of the upload) and the rate drops to a third. That is the work running out, not the
+        // link changing: the level must stay, or the last chunks queue behind fewer.
+        QVERIFY(!levelMovesAfterDrop({}, 4, 24e6));
         // The control: judged without looking at how busy the connections were, the same run
-        // steps back. (The scenario really is the one that used to cut the level.)
+        // moves the level (the scenario really is one that misleads a blind tuner).
         ConcurrencyTuner::Options blind;
         blind.busyToJudge = 0;
-        QVERIFY(lowestLevelAfterDrop(blind, 4, 24e6) < 12);
+        QVERIFY(levelMovesAfterDrop(blind, 4, 24e6));
         // The same drop with every connection busy is the link getting worse: acted on.
-        QVERIFY(lowestLevelAfterDrop({}, 1000, 8e6) < 12);
+        QVERIFY(levelMovesAfterDrop({}, 1000, 8e6));
     }
 
     void speedTestSpreadsEachRequestOverItsLifetime()

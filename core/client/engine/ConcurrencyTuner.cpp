@@ -1,83 +1,234 @@
 #include "ConcurrencyTuner.h"
 
+#include "ByteSize.h"
+
 #include <algorithm>
+#include <cmath>
 
 namespace multilane {
 
 ConcurrencyTuner::ConcurrencyTuner(const Options &options)
     : m_options(options)
     , m_level(std::clamp(options.start, options.minimum, options.maximum))
-{}
+    , m_rttMs(options.initialRttMs)
+{
+    describe();
+}
+
+qint64 ConcurrencyTuner::windowMs() const
+{
+    // While searching, a round trip of goodput says enough (each connection has sent a window's
+    // worth); once settled, longer windows keep the noise of a busy machine out of the decisions.
+    if (m_phase == Phase::Ramp)
+        return std::max<qint64>(m_options.minWindowMs, qint64(m_rttMs));
+    return std::max<qint64>(2 * m_options.minWindowMs + 100, qint64(2 * m_rttMs));
+}
+
+qint64 ConcurrencyTuner::settleMs() const
+{
+    // A new connection's handshake takes a round trip, and the first acknowledgements of its
+    // bytes half another.
+    return std::max<qint64>(100, qint64(1.5 * m_rttMs) + 10);
+}
 
 void ConcurrencyTuner::startWindow(const Sample &sample)
 {
-    m_windowStartMs = sample.nowMs;
-    m_windowStartBytes = sample.bytes;
-    m_windowStartErrors = sample.errors;
-    m_windowStartBusySlotMs = sample.busySlotMs;
+    m_window.startMs = sample.nowMs;
+    m_window.bytes = sample.bytes;
+    m_window.errors = sample.errors;
+    m_window.overloads = sample.overloads;
+    m_window.busySlotMs = sample.busySlotMs;
 }
 
 bool ConcurrencyTuner::wasBusy(const Sample &sample) const
 {
-    if (sample.busySlotMs < 0 || m_windowStartBusySlotMs < 0)
+    if (sample.busySlotMs < 0 || m_window.busySlotMs < 0)
         return true;
-    const double possible = double(m_level) * double(sample.nowMs - m_windowStartMs);
-    return double(sample.busySlotMs - m_windowStartBusySlotMs) >= m_options.busyToJudge * possible;
+    const double possible = double(m_level) * double(sample.nowMs - m_window.startMs);
+    return double(sample.busySlotMs - m_window.busySlotMs) >= m_options.busyToJudge * possible;
+}
+
+void ConcurrencyTuner::setLevel(int level)
+{
+    level = std::clamp(level, m_options.minimum, m_options.maximum);
+    if (level == m_level)
+        return;
+    m_level = level;
+    m_changedAtMs = m_window.startMs;
 }
 
 int ConcurrencyTuner::update(const Sample &sample)
 {
-    const qint64 nowMs = sample.nowMs;
-    if (m_windowStartMs < 0) {
+    if (sample.rttMs > 0)
+        m_rttMs = sample.rttMs;
+    if (sample.minRttMs > 0)
+        m_floorRttMs = sample.minRttMs;
+    if (m_window.startMs < 0) {
         startWindow(sample);
+        m_changedAtMs = sample.nowMs;
         return m_level;
     }
-    if (nowMs - m_windowStartMs < m_options.intervalMs)
-        return m_level;
-    const bool newErrors = sample.errors > m_windowStartErrors;
-    if (m_changing && !newErrors) {
-        // The window right after a change is left out: new connections spend it connecting and
-        // on their first round trip, and judging the level by it made good steps look useless.
-        m_changing = false;
+    // Errors are acted on at once; waiting out a window would only make more of them.
+    const int errors = sample.errors - m_window.errors;
+    if (errors > 0) {
+        const bool overloaded = sample.overloads > m_window.overloads;
+        const int before = m_level;
         startWindow(sample);
+        setLevel(int(std::floor(before * (overloaded ? 0.5 : 0.75))));
+        m_limit = overloaded ? QStringLiteral("the receivers asked to slow down")
+                             : QStringLiteral("the receivers answered errors");
+        m_phase = Phase::Steady;
+        m_probing = false;
+        m_backoffHold = 3;
+        m_plateauLevel = m_level;
+        m_lastRate = -1;
+        describe();
         return m_level;
     }
-    if (!newErrors && !wasBusy(sample)) {
+    // Right after a change, new connections are still opening: a window that began before they
+    // carry anything would undersell the level. It starts once they do.
+    if (m_window.startMs < m_changedAtMs + settleMs()) {
+        if (sample.nowMs >= m_changedAtMs + settleMs())
+            startWindow(sample);
+        return m_level;
+    }
+    if (sample.nowMs - m_window.startMs < windowMs())
+        return m_level;
+    if (!wasBusy(sample)) {
         // Too little work to keep the connections busy: a lower rate is the work running out (the
-        // last chunks of an upload), not the level being wrong. Stepping back there stretched the
-        // tail: the last chunks queued behind fewer connections (link (a)'s mixed workload).
+        // last chunks of an upload), not the level being wrong.
         startWindow(sample);
         return m_level;
     }
-    m_changing = false;
-
-    const double rate = double(sample.bytes - m_windowStartBytes) * 1000.0 / double(nowMs - m_windowStartMs);
-    const bool grewLastTime = m_previousLevel > 0 && m_level > m_previousLevel;
-    const int level = m_level;
-    if (newErrors) {
-        // Errors: the receivers or the path are overloaded; back off hard.
-        m_level = std::max(m_options.minimum, m_level / 2);
-        m_slowStartDone = true;
-    } else if (m_previousRate < 0 || (nowMs >= m_holdUntilMs && !grewLastTime) ||
-               (grewLastTime && rate > m_previousRate * (1 + m_options.gainToGrow))) {
-        // First measurement, a paid-off step, or time to probe again: more connections. Like TCP,
-        // double at first (short uploads must find the level fast), then grow by a quarter.
-        m_level =
-            std::min(m_options.maximum, m_slowStartDone ? m_level + std::max(1, m_level / 4) : m_level * 2);
-    } else if (grewLastTime) {
-        // The last step did not pay: go back to the smallest level that gave this rate.
-        m_level = std::max(m_options.minimum, m_previousLevel);
-        m_slowStartDone = true;
-        m_settled = true;
-        m_holdUntilMs = nowMs + m_options.holdIntervals * m_options.intervalMs;
-    } else if (rate < m_previousRate * (1 - m_options.lossToShrink) && m_level > m_options.minimum) {
-        m_level = std::max(m_options.minimum, m_level - std::max(1, m_level / 4)); // the link got worse
-    }
-    m_changing = m_level != level;
-    m_previousLevel = level;
-    m_previousRate = rate;
+    const double rate = double(sample.bytes - m_window.bytes) / double(sample.nowMs - m_window.startMs);
     startWindow(sample);
+    if (m_phase == Phase::Ramp)
+        judgeRamp(rate);
+    else
+        judgeSteady(rate, sample);
+    describe();
     return m_level;
+}
+
+void ConcurrencyTuner::judgeRamp(double rate)
+{
+    const int level = m_level;
+    if (m_lastRate > 0 && level > m_lastLevel) {
+        const double expected = double(level) / double(m_lastLevel) - 1; // proportional gain
+        const double gain = rate / m_lastRate - 1;
+        const double perConnectionSoFar = m_lastRate / m_lastLevel;
+        const int modelled =
+            int(std::ceil(m_options.margin * std::max(rate, m_lastRate) / perConnectionSoFar));
+        // Less than the proportional gain, and the model puts the level that fills the link
+        // below this one: the plateau is between the two. (A step that kept most of its gain
+        // and whose model asks for more is noise on a line still rising.)
+        if (gain < 0.9 * expected && (gain < m_options.keepRamping * expected || modelled < level)) {
+            // The plateau is between the two levels. Two points of goodput = min(n x p, U):
+            // p from the lower one, U from the upper one (or the lower, when the step bought
+            // nothing): the level that fills the link is U / p, with a margin.
+            const double perConnection = m_lastRate / m_lastLevel;
+            const double uplink = std::max(rate, m_lastRate);
+            // A step that bought next to nothing: the lower level already filled the link.
+            const int fills = gain <= m_options.gainToKeep
+                                  ? m_lastLevel
+                                  : std::clamp(int(std::ceil(m_options.margin * uplink / perConnection)),
+                                               m_lastLevel, level);
+            m_phase = Phase::Steady;
+            m_plateauRate = uplink;
+            m_lastLevel = level;
+            m_lastRate = rate;
+            setLevel(fills);
+            m_plateauLevel = m_level;
+            m_limit = QString();
+            m_windowsSinceProbe = 0;
+            return;
+        }
+    }
+    m_lastLevel = level;
+    m_lastRate = rate;
+    if (level >= m_options.maximum) {
+        m_phase = Phase::Steady;
+        m_plateauRate = rate;
+        m_plateauLevel = level;
+        return;
+    }
+    // Slow windows (a long round trip) take bigger steps, so a long link is found as fast.
+    const double step = m_rttMs < 40 ? 2 : m_rttMs < 150 ? 4 : 8;
+    setLevel(int(std::ceil(level * step)));
+}
+
+void ConcurrencyTuner::judgeSteady(double rate, const Sample &sample)
+{
+    if (m_backoffHold > 0) {
+        // After backing off: hold a while, then climb back the way a ramp does.
+        if (--m_backoffHold == 0) {
+            m_phase = Phase::Ramp;
+            m_lastLevel = m_level;
+            m_lastRate = rate;
+            setLevel(m_level + std::max(1, m_level / 2));
+        }
+        return;
+    }
+    if (m_probing) {
+        m_probing = false;
+        const bool up = m_level > m_probeFrom;
+        const bool paid = rate > m_plateauRate * (1 + m_options.gainToKeep);
+        const bool held = rate >= m_plateauRate * (1 - m_options.gainToKeep);
+        if ((up && paid) || (!up && held)) {
+            // Up and it paid: keep it and go on. Down and goodput held: fewer is as good.
+            m_plateauRate = std::max(m_plateauRate, rate);
+            m_plateauLevel = m_level;
+            m_windowsSinceProbe = m_options.probeEveryWindows; // try the next step at once
+            if (!up)
+                m_limit = QStringLiteral("more only filled a queue on the path");
+        } else {
+            setLevel(m_probeFrom);
+            m_windowsSinceProbe = -m_options.probeEveryWindows; // a longer wait before the next try
+        }
+        return;
+    }
+    if (rate < m_plateauRate * (1 - m_options.lossToRecheck)) {
+        // As busy as before, but much slower: the link changed. Search again from here.
+        m_phase = Phase::Ramp;
+        m_lastLevel = m_level;
+        m_lastRate = rate;
+        m_plateauRate = rate;
+        setLevel(m_level + std::max(1, m_level / 2));
+        return;
+    }
+    m_plateauRate = 0.8 * m_plateauRate + 0.2 * rate; // follows a link that drifts
+    const bool queueing = m_floorRttMs > 0 && sample.rttMs > m_options.queueingRtt * m_floorRttMs + 5;
+    if (++m_windowsSinceProbe < m_options.probeEveryWindows)
+        return;
+    m_windowsSinceProbe = 0;
+    m_probeFrom = m_level;
+    if (queueing && m_level > m_options.minimum) {
+        // The round trip is up while goodput is not: a queue is filling. Try fewer.
+        m_probing = true;
+        setLevel(m_level - std::max(1, m_level / 10));
+    } else if (m_level < m_options.maximum) {
+        m_probing = true;
+        setLevel(m_level + std::max(1, m_level / 10));
+    }
+}
+
+void ConcurrencyTuner::describe()
+{
+    const double perConnection = m_plateauRate > 0 ? m_plateauRate * 1000.0 / m_plateauLevel : 0;
+    const QString count =
+        m_level == 1 ? QStringLiteral("1 connection") : QStringLiteral("%1 connections").arg(m_level);
+    if (m_phase == Phase::Ramp) {
+        m_reason = count + QStringLiteral(": finding the level the link needs");
+    } else if (!m_limit.isEmpty()) {
+        m_reason = count + QStringLiteral(": ") + m_limit;
+    } else if (m_level >= m_options.maximum) {
+        m_reason = count + QStringLiteral(": the most the receivers allow (%1 each)")
+                               .arg(ByteSize::formatRate(perConnection));
+    } else {
+        m_reason = count + QStringLiteral(": %1 each, uplink full at %2")
+                               .arg(ByteSize::formatRate(perConnection),
+                                    ByteSize::formatRate(m_plateauRate * 1000.0));
+    }
 }
 
 } // namespace multilane

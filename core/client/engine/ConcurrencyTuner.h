@@ -1,59 +1,96 @@
 #pragma once
 
+#include <QString>
 #include <QtGlobal>
 
 namespace multilane {
 
-// Finds how many connections the link wants: starts modestly, adds connections while goodput
-// keeps rising, steps back when it falls or errors appear, never past the endpoints' caps. Fed
-// running totals (bytes, errors, connection-time in use) with the time (passed in); asks for a
-// new level at most once per interval, when the level it tried has been measured. A window in
-// which the connections were not kept busy (too little work: the start, the last chunks) says
-// nothing about the level and is not judged.
+// Finds how many connections the link wants, fast, on any link: grows multiplicatively while each
+// step pays about in proportion (per-connection limits: a capped or window-limited flow), and at
+// the first step that pays much less, jumps to the level a two-point model of the link says
+// fills it (goodput = min(level x rate per connection, uplink)), with a margin. Then it holds,
+// tries a step up now and then, backs off on errors (hard on overload), and steps down while the
+// round trip rises without goodput rising (a bottleneck queue filling for nothing). It is fed
+// running totals with the time (passed in), so tests drive it with any link they model; windows
+// follow the round trip, and a window in which the connections were not kept busy (too little
+// work: the start, the last chunks) says nothing about the level and is not judged.
 class ConcurrencyTuner {
 public:
     struct Options {
         int start = 4;
         int minimum = 1;
         int maximum = 12;
-        qint64 intervalMs = 750;
-        double gainToGrow = 0.05;   // +5 % goodput: the extra connections paid off, add more
-        double lossToShrink = 0.10; // -10 %: too many, step back
-        int holdIntervals = 5;      // after stepping back, try growing again only this much later
+        qint64 minWindowMs = 200;   // a judged window is at least this long, and two round trips
+        double initialRttMs = 50;   // until the connections report theirs
+        double keepRamping = 0.6;   // a step that kept this much of its proportional gain: go on
+        double margin = 1.15;       // above the level the model says fills the link
+        double gainToKeep = 0.03;   // a step up in steady state must bring this much to stay
+        int probeEveryWindows = 5;  // in steady state, try a step up this often
+        double lossToRecheck = 0.2; // busy but this much slower than the plateau: search again
         double busyToJudge = 0.85;  // a window is judged only when its connections were this busy
+        double queueingRtt = 1.5;   // a round trip this many times its floor is a queue filling
     };
 
     // Running totals at one moment.
     struct Sample {
         qint64 nowMs = 0;
-        qint64 bytes = 0; // sent or acknowledged, as long as it is always the same
-        int errors = 0;
+        qint64 bytes = 0;       // delivered (or, where the transport cannot tell, handed on)
+        int errors = 0;         // requests that failed
         qint64 busySlotMs = -1; // sum over time of the requests in flight; -1: unknown (always busy)
+        int overloads = 0;      // of the errors, the servers' "slow down" (503, S3 SlowDown)
+        double rttMs = 0;       // the connections' smoothed round trip now; 0: unknown
+        double minRttMs = 0;    // the smallest round trip seen; 0: unknown
     };
+
+    enum class Phase { Ramp, Steady };
 
     explicit ConcurrencyTuner(const Options &options);
 
     int level() const { return m_level; }
-    bool isSettled() const { return m_settled; }
+    Phase phase() const { return m_phase; }
+    bool isSettled() const { return m_phase == Phase::Steady; }
+    // Why this level, in words for the status bar and --json.
+    QString reason() const { return m_reason; }
+    // The goodput the current plateau was found at, bytes per second (0 before).
+    double plateauRate() const { return m_plateauRate * 1000.0; }
     // Returns the level to use from now on (the same one most of the time).
     int update(const Sample &sample);
 
 private:
+    struct Window {
+        qint64 startMs = -1;
+        qint64 bytes = 0;
+        int errors = 0;
+        int overloads = 0;
+        qint64 busySlotMs = 0;
+    };
     void startWindow(const Sample &sample);
     bool wasBusy(const Sample &sample) const;
+    qint64 windowMs() const;
+    qint64 settleMs() const;
+    void setLevel(int level);
+    void judgeRamp(double rate);
+    void judgeSteady(double rate, const Sample &sample);
+    void describe();
 
     Options m_options;
     int m_level;
-    int m_previousLevel = 0;
-    double m_previousRate = -1;
-    qint64 m_windowStartMs = -1;
-    qint64 m_windowStartBytes = 0;
-    int m_windowStartErrors = 0;
-    qint64 m_windowStartBusySlotMs = 0;
-    bool m_settled = false;
-    bool m_slowStartDone = false;
-    bool m_changing = false;  // the level just changed: the next window is a transition
-    qint64 m_holdUntilMs = 0; // after an undo, stay put a while instead of oscillating
+    Phase m_phase = Phase::Ramp;
+    Window m_window;
+    qint64 m_changedAtMs = 0;
+    double m_rttMs;
+    double m_floorRttMs = 0;
+    // The last judged window: its level and rate (bytes per ms).
+    int m_lastLevel = 0;
+    double m_lastRate = -1;
+    double m_plateauRate = 0; // steady state: the goodput to hold
+    int m_plateauLevel = 0;   // and the level it was found at
+    int m_windowsSinceProbe = 0;
+    bool m_probing = false; // the current level is a trial step up (or down, for the queue)
+    int m_probeFrom = 0;
+    int m_backoffHold = 0; // windows to wait after backing off before growing again
+    QString m_reason;
+    QString m_limit; // what stopped the growth, for reason()
 };
 
 } // namespace multilane

@@ -2,14 +2,12 @@
 
 #include <QNetworkReply>
 
+#include "OwnTcpSockets.h"
+
 #ifdef Q_OS_LINUX
-#include <cstdlib>
-#include <dirent.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #endif
 
 namespace multilane::NoDelaySockets {
@@ -29,30 +27,15 @@ int sweep()
 {
     int changed = 0;
 #ifdef Q_OS_LINUX
-    DIR *fds = ::opendir("/proc/self/fd");
-    if (!fds)
-        return 0;
-    const int own = ::dirfd(fds);
-    while (const dirent *entry = ::readdir(fds)) {
-        char *end = nullptr;
-        const long fd = std::strtol(entry->d_name, &end, 10);
-        if (end == entry->d_name || *end != '\0' || fd == own)
-            continue;
-        struct stat info {};
-        if (::fstat(int(fd), &info) != 0 || !S_ISSOCK(info.st_mode))
-            continue;
+    OwnTcpSockets::forEach([&changed](int fd, quint64) {
         int value = 0;
         socklen_t length = sizeof value;
-        if (::getsockopt(int(fd), SOL_SOCKET, SO_PROTOCOL, &value, &length) != 0 || value != IPPROTO_TCP)
-            continue;
-        length = sizeof value;
-        if (::getsockopt(int(fd), IPPROTO_TCP, TCP_NODELAY, &value, &length) != 0 || value != 0)
-            continue;
+        if (::getsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &value, &length) != 0 || value != 0)
+            return;
         const int on = 1;
-        if (::setsockopt(int(fd), IPPROTO_TCP, TCP_NODELAY, &on, sizeof on) == 0)
+        if (::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on) == 0)
             ++changed;
-    }
-    ::closedir(fds);
+    });
 #endif
     return changed;
 }

@@ -1,0 +1,50 @@
+#include "DeliveryMeter.h"
+
+#include "OwnTcpSockets.h"
+
+#ifdef Q_OS_LINUX
+// The kernel's own header: glibc's struct tcp_info stops before bytes_acked and min_rtt.
+#include <linux/tcp.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#endif
+
+namespace multilane {
+
+bool DeliveryMeter::isAvailable() const
+{
+    return OwnTcpSockets::isSupported();
+}
+
+DeliveryMeter::Sample DeliveryMeter::sample()
+{
+    Sample sample;
+#ifdef Q_OS_LINUX
+    QHash<quint64, quint64> seen;
+    double rttSum = 0;
+    OwnTcpSockets::forEach([&](int fd, quint64 inode) {
+        tcp_info info{};
+        socklen_t length = sizeof info;
+        if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0)
+            return;
+        ++sample.connections;
+        const quint64 acked = info.tcpi_bytes_acked;
+        const quint64 before = m_ackedBySocket.value(inode, 0);
+        if (acked > before) {
+            m_total += qint64(acked - before);
+            ++sample.busyConnections;
+            rttSum += info.tcpi_rtt / 1000.0;
+        }
+        if (info.tcpi_min_rtt > 0 && (m_minRttMs <= 0 || info.tcpi_min_rtt / 1000.0 < m_minRttMs))
+            m_minRttMs = info.tcpi_min_rtt / 1000.0;
+        seen.insert(inode, acked);
+    });
+    m_ackedBySocket = seen; // connections that closed are gone; what they acknowledged stays counted
+    sample.smoothedRttMs = sample.busyConnections > 0 ? rttSum / sample.busyConnections : 0;
+#endif
+    sample.ackedBytes = m_total;
+    sample.minRttMs = m_minRttMs;
+    return sample;
+}
+
+} // namespace multilane
