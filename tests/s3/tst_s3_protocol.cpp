@@ -392,6 +392,8 @@ void TestS3Protocol::completeErrorsLeadToHead()
         nextOf(s3.readComplete(file, complete, answer(200, errorXml("InternalError"))));
     QCOMPARE(afterError.request.method, QByteArray("HEAD"));
     QCOMPARE(s3.readComplete(file, afterError, answer(404)).failure()->kind, FailureKind::Retry);
+    // No answer at all: no HEAD to a gateway that is not there, the engine sends it again.
+    QCOMPARE(s3.readComplete(file, complete, noAnswer()).failure()->kind, FailureKind::Retry);
     // A Complete sent again after its first answer was lost: the upload is gone, the object ours.
     const Exchange afterGone = nextOf(s3.readComplete(file, complete, answer(404, errorXml("NoSuchUpload"))));
     QVERIFY(s3.readComplete(file, afterGone, objectHead(7 * MiB, expected, OurSha)).outcome());

@@ -77,8 +77,11 @@ Step<FinishOutcome> S3Protocol::readComplete(const UploadContext &upload, const 
             return headAfterComplete(upload, state);
         const S3Failure &failure = completed.failure();
         // A Complete sent again after its first answer was lost finds no upload (AWS: NoSuchUpload;
-        // Ceph: 500): the object may be ours already, which the HEAD tells.
-        if (failure.kind == S3Failure::Kind::NoSuchUpload || failure.kind == S3Failure::Kind::Retry) {
+        // Ceph: 500): the object may be ours already, which the HEAD tells. (No answer at all: the
+        // HEAD would find nobody either; the engine sends the Complete again.)
+        const bool answered = failure.httpStatus != 0;
+        if (failure.kind == S3Failure::Kind::NoSuchUpload ||
+            (failure.kind == S3Failure::Kind::Retry && answered)) {
             state.pending = S3Wire::toProtocolFailure(failure);
             return headAfterComplete(upload, state);
         }
