@@ -187,9 +187,14 @@ gateway_answers() {
 }
 
 wait_for_gateway() {
-    local dir=$1 port=$2 deadline=$((SECONDS + READY_TIMEOUT_S))
+    local dir=$1 port=$2 index=$3 deadline=$((SECONDS + READY_TIMEOUT_S))
     until gateway_answers "$port"; do
-        ((SECONDS < deadline)) || die "gateway on port $port did not answer in ${READY_TIMEOUT_S} s (see $dir/log)"
+        if ((SECONDS >= deadline)); then
+            # The log goes with the cluster's folder: its end goes into the message.
+            echo "ceph-cluster.sh: the end of gateway $index's log:" >&2
+            tail -n 15 "$dir/log/client.rgw.gw$index.log" >&2 2>/dev/null || true
+            die "gateway $index on port $port did not answer in ${READY_TIMEOUT_S} s (see $dir/log)"
+        fi
         sleep 0.1
     done
 }
@@ -238,8 +243,8 @@ cmd_start() {
         ports+=("$(free_port)")
         start_gateway "$dir" "$i" "${ports[-1]}"
     done
-    for port in "${ports[@]}"; do
-        wait_for_gateway "$dir" "$port"
+    for i in $(seq 1 "$gateways"); do
+        wait_for_gateway "$dir" "${ports[$((i - 1))]}" "$i"
     done
     write_env "$dir" "${ports[@]}"
     trap - EXIT
@@ -259,7 +264,7 @@ cmd_restart_gateway() {
     fi
     local before=$EPOCHREALTIME
     start_gateway "$dir" "$index" "$port"
-    wait_for_gateway "$dir" "$port"
+    wait_for_gateway "$dir" "$port" "$index"
     echo "ceph-cluster.sh: gateway $index answers again $(awk -v a="$before" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }') s after its restart" >&2
 }
 

@@ -1,6 +1,7 @@
 // The S3 toolkit against a real Ceph RADOS Gateway: a throwaway cluster with two gateways
 // (ceph-cluster.sh), our requests sent with a plain QNetworkAccessManager, objects read back
 // with aws-cli.
+#include "CephCluster.h"
 #include "Md5Digest.h"
 #include "S3Etag.h"
 #include "S3PartPlan.h"
@@ -23,20 +24,6 @@ namespace {
 
 const QString Bucket = QStringLiteral("multilane-test");
 
-QMap<QString, QString> readEnvFile(const QString &path)
-{
-    QMap<QString, QString> values;
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return values;
-    for (const QByteArray &line : file.readAll().split('\n')) {
-        const qsizetype equals = line.indexOf('=');
-        if (equals > 0)
-            values.insert(QString::fromUtf8(line.left(equals)), QString::fromUtf8(line.mid(equals + 1)));
-    }
-    return values;
-}
-
 QString failureText(const S3Failure &failure)
 {
     return QStringLiteral("[%1] %2").arg(S3Failure::kindName(failure.kind), failure.userMessage);
@@ -49,8 +36,8 @@ class TestS3Ceph : public QObject {
 
 private:
     QTemporaryDir m_dir;
-    QString m_cluster;
-    QMap<QString, QString> m_env;
+    std::unique_ptr<CephCluster> m_cluster;
+    QString m_region;
     QList<QUrl> m_gateways;
     S3Credentials m_credentials;
     S3TestTransport m_transport;
@@ -58,8 +45,8 @@ private:
 
     S3Requests requests(const S3Credentials &credentials, const QString &bucket = Bucket) const
     {
-        auto target = S3Target::parse(QStringLiteral("s3://") + bucket + QStringLiteral("/in/"), m_gateways,
-                                      m_env.value(QStringLiteral("CEPH_S3_REGION")));
+        auto target =
+            S3Target::parse(QStringLiteral("s3://") + bucket + QStringLiteral("/in/"), m_gateways, m_region);
         return S3Requests(target.value(), credentials);
     }
     S3Requests requests() const { return requests(m_credentials); }
@@ -90,7 +77,7 @@ private:
         env.remove(QStringLiteral("AWS_PROFILE"));
         env.insert(QStringLiteral("AWS_ACCESS_KEY_ID"), m_credentials.accessKeyId);
         env.insert(QStringLiteral("AWS_SECRET_ACCESS_KEY"), m_credentials.secretAccessKey);
-        env.insert(QStringLiteral("AWS_DEFAULT_REGION"), m_env.value(QStringLiteral("CEPH_S3_REGION")));
+        env.insert(QStringLiteral("AWS_DEFAULT_REGION"), m_region);
         env.insert(QStringLiteral("AWS_CONFIG_FILE"), m_dir.filePath(QStringLiteral("no-aws-config")));
         env.insert(QStringLiteral("AWS_SHARED_CREDENTIALS_FILE"),
                    m_dir.filePath(QStringLiteral("no-aws-credentials")));
@@ -167,29 +154,11 @@ void TestS3Ceph::initTestCase()
     qInfo("seed %u", seed);
     m_random.seed(seed);
     QVERIFY(m_dir.isValid());
-    m_cluster = m_dir.filePath(QStringLiteral("cluster"));
-    QProcess start;
-    start.setProcessChannelMode(QProcess::MergedChannels);
-    start.start(QStringLiteral(CEPH_CLUSTER_SCRIPT),
-                {QStringLiteral("start"), m_cluster, QStringLiteral("2")});
-    QVERIFY(start.waitForStarted());
-    QVERIFY(start.waitForFinished(480000));
-    const QByteArray output = start.readAll();
-    qInfo("%s", output.trimmed().constData());
-    if (start.exitStatus() != QProcess::NormalExit || start.exitCode() != 0)
-        QFAIL(qPrintable(
-            QStringLiteral("could not start a Ceph cluster with tests/s3/ceph-cluster.sh (it needs the "
-                           "Debian packages ceph-mon ceph-osd radosgw ceph-common awscli, installed "
-                           "as root): %1")
-                .arg(QString::fromUtf8(output))));
-    m_env = readEnvFile(m_cluster + QStringLiteral("/env"));
-    for (const QString &endpoint : m_env.value(QStringLiteral("CEPH_S3_ENDPOINTS")).split(QLatin1Char(',')))
-        m_gateways.append(QUrl(endpoint));
-    QCOMPARE(m_gateways.size(), 2);
-    m_credentials = {m_env.value(QStringLiteral("CEPH_S3_ACCESS_KEY")),
-                     m_env.value(QStringLiteral("CEPH_S3_SECRET_KEY")),
-                     {},
-                     QStringLiteral("ceph-cluster.sh")};
+    m_cluster = std::make_unique<CephCluster>(m_dir.filePath(QStringLiteral("cluster")));
+    QVERIFY2(m_cluster->start(2), qPrintable(m_cluster->errorText()));
+    m_gateways = m_cluster->gateways();
+    m_credentials = m_cluster->credentials();
+    m_region = m_cluster->region();
     int exitCode = -1;
     const QByteArray made =
         aws({QStringLiteral("s3api"), QStringLiteral("create-bucket"), QStringLiteral("--bucket"), Bucket},
@@ -199,11 +168,7 @@ void TestS3Ceph::initTestCase()
 
 void TestS3Ceph::cleanupTestCase()
 {
-    if (m_cluster.isEmpty())
-        return;
-    QProcess stop;
-    stop.start(QStringLiteral(CEPH_CLUSTER_SCRIPT), {QStringLiteral("stop"), m_cluster});
-    stop.waitForFinished(60000);
+    m_cluster.reset(); // stops the cluster
 }
 
 void TestS3Ceph::everyGatewayIsHealthy()

@@ -67,6 +67,13 @@ void TransferJob::attachUpload(const QString &uploadId, qint64 chunkSize, const 
     }
 }
 
+bool TransferJob::isReadyToCreate() const
+{
+    // A resumed upload is asked about first; it was created with its metadata long ago.
+    const bool waitsForHash = sha256BeforeCreate && known.uploadId.isEmpty() && m_sha256.isEmpty();
+    return m_state == TransferState::Preparing && needsCreate && !requestInFlight && !waitsForHash;
+}
+
 void TransferJob::setSourceChunkChecksums(qint64 chunkSize, const QList<QByteArray> &checksums)
 {
     m_sourceChunkHashSize = chunkSize;

@@ -114,6 +114,9 @@ public:
     // Flags the scheduler uses to pick the next request for this job.
     bool paused = false;
     bool needsCreate = false;
+    // Find-or-create waits for the file's SHA-256 (S3 keeps it as metadata fixed at create).
+    bool sha256BeforeCreate = false;
+    bool isReadyToCreate() const;
     KnownUpload known;            // from the journal: asked about before anything is created
     bool requestInFlight = false; // create / complete / single PUT / abort
     bool waitingForHashToCompare = false;

@@ -200,9 +200,10 @@ void TransferScheduler::openQueuedJobs()
     m_jobs.openUpTo(maxOpen, [this](TransferJob &job) {
         job.setState(TransferState::Preparing);
         job.needsCreate = !job.planner().isSingleRequest();
-        // Chunked files get per-chunk checksums in the same pass, to check what a server holds.
-        m_services.hasher->hashFile(job.id(), job.source().localPath,
-                                    job.planner().isSingleRequest() ? 0 : job.planner().chunkSize());
+        job.sha256BeforeCreate =
+            job.source().size <= m_services.protocol->capabilities().sha256BeforeCreateUpTo;
+        // Chunk checksums in the same pass; a single request's one is the file's (S3's ETag).
+        m_services.hasher->hashFile(job.id(), job.source().localPath, job.planner().chunkSize());
         Q_EMIT fileStarted(job.id());
     });
 }
@@ -315,9 +316,7 @@ bool TransferScheduler::dispatchNext(const EndpointLease &lease)
 
 bool TransferScheduler::dispatchCreate(const EndpointLease &lease)
 {
-    TransferJob *job = m_jobs.next([](const TransferJob &j) {
-        return j.state() == TransferState::Preparing && j.needsCreate && !j.requestInFlight;
-    });
+    TransferJob *job = m_jobs.next([](const TransferJob &j) { return j.isReadyToCreate(); });
     if (!job)
         return false;
     job->requestInFlight = true;
@@ -524,6 +523,7 @@ void TransferScheduler::cancelJob(int id)
     m_jobs.dropFromRetry(id);
     finishJob(job, TransferState::Cancelled, QStringLiteral("cancelled"));
     cancelRequests(id);
+    abortOnServer(job);
     pump();
 }
 

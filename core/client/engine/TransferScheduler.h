@@ -52,9 +52,10 @@ public:
     void resume();
     bool isPaused() const { return m_paused; }
     void setJobPaused(int id, bool paused);
-    // Stops one file for good (its requests are cancelled; the server expires what it holds).
+    // Stops one file for good: its requests are cancelled and the server is told once to drop
+    // its upload (not waiting for the answer; an unfinished S3 upload is stored and billed).
     void cancelJob(int id);
-    // Queues a failed or cancelled file again; the server still has what it acknowledged.
+    // Queues a failed or cancelled file again; a failed one's server still has what it acknowledged.
     void retryJob(int id);
     // Bytes of this file acknowledged or sent by requests in flight.
     qint64 jobBytesDone(int id) const;
@@ -138,6 +139,7 @@ private:
 
     void retryJobLater(TransferJob &job, const QString &what);
     void cancelRequests(int jobId); // -1: every job
+    void abortOnServer(const TransferJob &job);
     void onOnlineChanged(bool online);
     void failEverything(const QString &why);
     // resumable: the failure was the network's or the server's passing trouble, so the file

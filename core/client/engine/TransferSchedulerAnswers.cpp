@@ -392,4 +392,23 @@ void TransferScheduler::checkHeldChunks(TransferJob &job)
     Q_EMIT warning(job.id(), what + QStringLiteral("; sending those again"));
 }
 
+// ---- a cancelled file's upload ----------------------------------------------------------------
+
+void TransferScheduler::abortOnServer(const TransferJob &job)
+{
+    if (job.uploadId().isEmpty())
+        return;
+    // Once, on the control lane (no data connection is taken from the pool, none is waited for),
+    // to an endpoint that is up. The answer is not read: an abort that is lost leaves the upload
+    // to the server's expiry (ours: its upload lifetime; S3: the bucket's lifecycle rules).
+    int endpoint = 0;
+    while (endpoint + 1 < m_pool.endpointCount() && !m_pool.isUp(endpoint))
+        ++endpoint;
+    const EndpointLease lease{endpoint, WireTransport::ControlLane};
+    WireCall *call =
+        m_services.transport->send(lease, m_services.protocol->abort(contextFor(job, lease)).request);
+    call->setParent(this); // goes with the scheduler if the answer has not come by then
+    connect(call, &WireCall::finished, call, &QObject::deleteLater);
+}
+
 } // namespace multilane

@@ -28,6 +28,10 @@ struct ProtocolCapabilities {
     bool resumesByQuery = false;
     bool hasProbeRoute = false;  // PUT /v1/discard for the link probe and the speed test
     qint64 maxSingleRequest = 0; // the largest whole-file request; 0: no limit
+    // Chunked files up to this size wait for their SHA-256 before find-or-create: S3 keeps it as
+    // metadata fixed at create, and finds an identical object by it. 0: nothing waits (ours
+    // takes the hash at complete).
+    qint64 sha256BeforeCreateUpTo = 0;
 };
 
 // One file's upload as a protocol needs to see it for any of its requests.

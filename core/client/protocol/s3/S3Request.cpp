@@ -34,6 +34,8 @@ QString operationName(S3Operation operation)
         return QStringLiteral("PutObject");
     case S3Operation::HeadObject:
         return QStringLiteral("HeadObject");
+    case S3Operation::GetObject:
+        return QStringLiteral("GetObject");
     case S3Operation::CopyObject:
         break;
     }

@@ -30,6 +30,7 @@ enum class S3Operation {
     PutObject,
     HeadObject,
     CopyObject,
+    GetObject,
 };
 QString operationName(S3Operation operation);
 

@@ -191,6 +191,12 @@ S3Request S3Requests::headObject(const QUrl &endpoint, const QString &key) const
                   {S3Operation::HeadObject, "HEAD", m_target.objectUrl(endpoint, key), key, {}, {}, {}});
 }
 
+S3Request S3Requests::getObject(const QUrl &endpoint, const QString &key) const
+{
+    return finish(endpoint,
+                  {S3Operation::GetObject, "GET", m_target.objectUrl(endpoint, key), key, {}, {}, {}});
+}
+
 S3Request S3Requests::copyObjectReplacingMetadata(const QUrl &endpoint, const QString &key,
                                                   const S3ObjectMetadata &metadata,
                                                   const QByteArray &ifMatchEtag) const

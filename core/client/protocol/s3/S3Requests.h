@@ -55,6 +55,8 @@ public:
     S3Request putObject(const QUrl &endpoint, const QString &key, S3FileRange range, const QByteArray &md5,
                         const S3ObjectMetadata &metadata) const;
     S3Request headObject(const QUrl &endpoint, const QString &key) const;
+    // The whole object (tests and checks read uploads back with it).
+    S3Request getObject(const QUrl &endpoint, const QString &key) const;
     // Copies the object onto itself with new metadata (x-amz-metadata-directive: REPLACE): the
     // way to attach a SHA-256 learnt only after the upload (docs/s3.md has its cost). With
     // ifMatchEtag the copy happens only while the object still has that ETag (else 412), so the
