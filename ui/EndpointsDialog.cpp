@@ -137,8 +137,12 @@ EndpointsDialog::EndpointsDialog(const QList<EndpointEntry> &entries, bool locke
     m_weight->setAccessibleName(tr("Endpoint weight"));
     m_weight->setToolTip(tr("Share of chunks relative to the other endpoints"));
     m_maxConnections = new QSpinBox(this);
-    m_maxConnections->setRange(1, 256);
+    // 0 is automatic: as many as the receiver allows one client and the link needs.
+    m_maxConnections->setRange(0, 256);
+    m_maxConnections->setSpecialValueText(tr("auto"));
     m_maxConnections->setAccessibleName(tr("Maximum connections"));
+    m_maxConnections->setToolTip(
+        tr("auto: as many as the receiver allows and the link needs; a number caps them"));
     m_enabled = new QCheckBox(tr("Use this endpoint"), this);
     m_enabled->setAccessibleName(tr("Endpoint enabled"));
     auto *numbers = new QHBoxLayout;
@@ -224,7 +228,8 @@ void EndpointsDialog::refreshRow(int row)
     set(EnabledColumn, entry.enabled ? tr("yes") : tr("no"));
     set(UrlColumn, entry.endpoint.url.toString());
     set(WeightColumn, QString::number(entry.endpoint.weight));
-    set(ConnectionsColumn, QString::number(entry.endpoint.maxConnections));
+    set(ConnectionsColumn,
+        entry.endpoint.maxConnections > 0 ? QString::number(entry.endpoint.maxConnections) : tr("auto"));
     set(TestColumn, m_testResults.value(row))->setToolTip(m_testResults.value(row));
 }
 

@@ -368,17 +368,15 @@ void MainWindow::refreshStatus()
                                 .arg(finished)
                                 .arg(p.filesTotal)
                                 .arg(p.filesFailed > 0 ? tr(" · %1 failed").arg(p.filesFailed) : QString()));
-    // Counts only, in endpoint order, so the bar stays short with many endpoints; the tooltip
-    // names them.
-    QStringList counts, named;
-    for (const auto &[name, count] : m_controller.connectionsPerEndpoint()) {
-        counts.append(QString::number(count));
-        named.append(QStringLiteral("%1: %2").arg(name).arg(count));
-    }
-    m_connectionsLabel->setText(
-        counts.isEmpty() ? QString() : tr("Connections %1").arg(counts.join(QStringLiteral(" · "))));
-    m_connectionsLabel->setToolTip(named.join(QLatin1Char('\n')));
-    m_connectionsLabel->setVisible(!counts.isEmpty());
+    // The level and why in the bar; the tooltip adds how many are open to each endpoint now.
+    QStringList named;
+    for (const auto &[name, count] : m_controller.connectionsPerEndpoint())
+        named.append(tr("%1: %n open", nullptr, count).arg(name));
+    m_connectionsLabel->setText(busy && p.connections > 0 ? tr("%n connection(s)", nullptr, p.connections)
+                                                          : QString());
+    m_connectionsLabel->setToolTip(QStringList(p.connectionsReason).join(QString()) + QLatin1Char('\n') +
+                                   named.join(QLatin1Char('\n')));
+    m_connectionsLabel->setVisible(busy && p.connections > 0);
 
     const UserSettings &s = m_settings.values();
     const std::optional<LinkEstimate> &link = m_controller.link();

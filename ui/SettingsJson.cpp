@@ -12,8 +12,9 @@ static QJsonArray endpointsToJson(const QList<EndpointEntry> &entries, bool with
     for (const EndpointEntry &entry : entries) {
         QJsonObject object{{QStringLiteral("url"), entry.endpoint.url.toString()},
                            {QStringLiteral("weight"), entry.endpoint.weight},
-                           {QStringLiteral("maxConnections"), entry.endpoint.maxConnections},
                            {QStringLiteral("enabled"), entry.enabled}};
+        if (entry.endpoint.maxConnections > 0) // absent: automatic
+            object.insert(QStringLiteral("maxConnections"), entry.endpoint.maxConnections);
         if (withTokens && !entry.endpoint.token.isEmpty())
             object.insert(QStringLiteral("token"), QString::fromUtf8(entry.endpoint.token));
         // Trust settings are not secrets: a CA file path and a certificate fingerprint.

@@ -44,13 +44,9 @@ TransferOptions TransferController::currentOptions() const
     options.maxAttempts = s.maxAttempts;
     options.retryBaseDelayMs = s.retryBaseDelayMs;
     options.limitBytesPerSecond = double(s.speedLimitBytesPerSecond);
+    // 0 is automatic: the tuner finds the level, up to what the receivers allow (UploadRun).
     options.connections = s.connections;
-    if (options.connections == 0) {
-        // Automatic: the tuner finds the level, up to what the endpoints allow.
-        for (const Endpoint &e : s.enabledEndpoints())
-            options.connections += e.maxConnections;
-        options.tuneConnections = true;
-    }
+    options.tuneConnections = s.connections == 0;
     return options;
 }
 
@@ -243,8 +239,11 @@ TransferProgress TransferController::totals() const
         sum.filesDone += p.filesDone;
         sum.filesSkipped += p.filesSkipped;
         sum.filesFailed += p.filesFailed;
-        if (!session->scheduler().isFinished())
+        if (!session->scheduler().isFinished()) {
             sum.bytesPerSecond += p.bytesPerSecond;
+            sum.connections += p.connections;
+            sum.connectionsReason = p.connectionsReason; // the newest running upload's
+        }
     }
     sum.online = isOnline();
     sum.paused = m_paused;

@@ -48,7 +48,8 @@ static QString uploadHelp(const QCommandLineParser &parser)
                "\nAn endpoints file holds one URL per line, or\n"
                "  "
                "{\"endpoints\":[{\"url\":\"http://"
-               "recv:9101\",\"token\":\"…\",\"weight\":1,\"maxConnections\":6}]}\n"
+               "recv:9101\",\"token\":\"…\",\"weight\":1,\"maxConnections\":16}]}\n"
+               "(maxConnections caps one endpoint; without it the receiver's own limit holds)\n"
                "and an https:// endpoint may add \"caFile\":\"cert.pem\" (read next to the endpoints "
                "file) or\n\"pinSha256\":\"<64 hex digits>\" (see multilane-receiver's 'certificate "
                "sha256' line).\n");
@@ -300,10 +301,6 @@ Result parse(const QStringList &arguments)
                                   .arg(parser.value(connections)));
         request.transfer.connections = n;
         request.connectionsFixed = true;
-    } else {
-        request.transfer.connections = 0;
-        for (const Endpoint &e : std::as_const(request.endpoints))
-            request.transfer.connections += std::min(4, e.maxConnections);
     }
 
     const QString chunkText = parser.value(chunkSize);

@@ -51,8 +51,14 @@ void JsonEventWriter::attach(const TransferScheduler &scheduler)
                {QStringLiteral("bytesTotal"), p.bytesTotal},
                {QStringLiteral("filesDone"), p.filesDone + p.filesSkipped},
                {QStringLiteral("filesTotal"), p.filesTotal},
-               {QStringLiteral("bytesPerSecond"), qint64(p.bytesPerSecond)}});
+               {QStringLiteral("bytesPerSecond"), qint64(p.bytesPerSecond)},
+               {QStringLiteral("connections"), connectionsOf(p)}});
     });
+}
+
+QJsonObject JsonEventWriter::connectionsOf(const TransferProgress &p)
+{
+    return {{QStringLiteral("level"), p.connections}, {QStringLiteral("reason"), p.connectionsReason}};
 }
 
 void JsonEventWriter::writeError(const QString &message, const QString &path)
@@ -89,6 +95,7 @@ void JsonEventWriter::writeSummary(const TransferProgress &p, const QJsonArray &
            {QStringLiteral("bytesSent"), p.bytesSent},
            {QStringLiteral("seconds"), seconds},
            {QStringLiteral("endpoints"), endpoints},
+           {QStringLiteral("connections"), connectionsOf(p)},
            {QStringLiteral("bytesPerSecond"), seconds > 0 ? qint64(double(p.bytesSent) / seconds) : 0}});
 }
 

@@ -29,6 +29,8 @@ public:
 
 private:
     void write(const QJsonObject &event);
+    // {"level": N, "reason": "…"}: how many connections, and why.
+    static QJsonObject connectionsOf(const TransferProgress &progress);
 
     QFile &m_out;
     qint64 m_lastProgressMs = -1;

@@ -1,10 +1,8 @@
 #include "UploadCommand.h"
 
-#include "ByteSize.h"
 #include "ConsoleReporter.h"
 #include "EndpointPool.h"
 #include "JsonEventWriter.h"
-#include "ProbeCommand.h"
 #include "ReachabilityHint.h"
 #include "ResumeJournal.h"
 #include "SourceScanner.h"
@@ -88,14 +86,6 @@ void UploadCommand::makeRun(const UploadPlan &plan)
     connect(&run, &UploadRun::noUsableEndpoint, this, [this](const QString &why) {
         reportError(why);
         finish(1);
-    });
-    connect(&run, &UploadRun::linkMeasured, this, [this](const LinkEstimate &estimate) {
-        if (!m_request.quiet)
-            m_console->printLine(ProbeCommand::describe(estimate));
-    });
-    connect(&run, &UploadRun::linkMeasureFailed, this, [this](const QString &why, qint64 chunkSize) {
-        m_console->printLine(QStringLiteral("could not measure the link (%1); using %2 chunks")
-                                 .arg(why, ByteSize::format(chunkSize)));
     });
     connect(&run, &UploadRun::linkRemeasured, this, [this](const LinkEstimate &estimate) {
         if (!m_request.quiet)

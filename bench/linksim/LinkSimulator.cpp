@@ -18,8 +18,25 @@ namespace {
 
 // With any shaping on, the kernel must not hide megabytes of extra buffering in front of the
 // emulated link (loopback autotuning grows a receive buffer to 32 MiB here): the sender should
-// feel the link's backpressure. Without shaping, the kernel's defaults are fastest.
-constexpr int ShapedReceiveBuffer = 256 * 1024;
+// feel the link's backpressure. The buffer follows the rate a connection may reach: 20 ms of it,
+// between 16 and 256 KiB. Bigger than that, the kernel opens the window of a connection that
+// linksim reads slowly in steps of half the buffer (hundreds of KiB at once), and a sender that
+// measures what was acknowledged sees it stand still for half a second at a time; a real
+// receiver reads as fast as the network delivers. Without shaping, the kernel's defaults are
+// fastest.
+int shapedReceiveBuffer(const LinkOptions &options)
+{
+    const double rate = options.perConnectionRate > 0 ? options.perConnectionRate
+                        : options.totalRate > 0       ? options.totalRate
+                                                      : 0;
+    if (rate <= 0)
+        return 256 * 1024;
+    return std::clamp(static_cast<int>(rate * 0.02), 16 * 1024, 256 * 1024);
+}
+
+// And the segments the sender's side sees are a WAN's, not loopback's 64 KiB: the receive window
+// opens in steps of at least two segments.
+constexpr int ShapedSegmentSize = 1448;
 
 struct Tag {
     enum class Kind { Listener, Socket, Signal } kind;
@@ -154,8 +171,10 @@ std::optional<std::string> LinkSimulator::start()
                    ::gai_strerror(error) + " (HOST must be a numeric address)";
         listener->fd = ::socket(found->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         setOption(listener->fd, SOL_SOCKET, SO_REUSEADDR, 1);
-        if (shaped)
-            setOption(listener->fd, SOL_SOCKET, SO_RCVBUF, ShapedReceiveBuffer); // inherited on accept
+        if (shaped) {
+            setOption(listener->fd, SOL_SOCKET, SO_RCVBUF, shapedReceiveBuffer(m_options)); // inherited
+            setOption(listener->fd, IPPROTO_TCP, TCP_MAXSEG, ShapedSegmentSize);
+        }
         const bool bound = listener->fd >= 0 &&
                            ::bind(listener->fd, found->ai_addr, found->ai_addrlen) == 0 &&
                            ::listen(listener->fd, SOMAXCONN) == 0;
@@ -287,7 +306,7 @@ void LinkSimulator::accept(Listener &listener, TimePoint now)
         setOption(clientFd, IPPROTO_TCP, TCP_NODELAY, 1);
         setOption(serverFd, IPPROTO_TCP, TCP_NODELAY, 1);
         if (shaped)
-            setOption(serverFd, SOL_SOCKET, SO_RCVBUF, ShapedReceiveBuffer);
+            setOption(serverFd, SOL_SOCKET, SO_RCVBUF, shapedReceiveBuffer(m_options));
         auto connection = std::make_unique<Connection>(++m_accepted, listener, clientFd, serverFd, m_options,
                                                        m_totalRate ? &*m_totalRate : nullptr, now);
         const int connected =

@@ -34,14 +34,15 @@ private Q_SLOTS:
         QCOMPARE(r.upload.paths, (QStringList{QStringLiteral("a"), QStringLiteral("b/")}));
     }
 
-    void defaultsScaleWithEndpoints()
+    void defaultsAreSelfTuned()
     {
         const auto r = parse({QStringLiteral("upload"), QStringLiteral("--endpoint"), QStringLiteral("h:1"),
                               QStringLiteral("--endpoint"), QStringLiteral("h:2"), QStringLiteral("x")});
         QVERIFY(r.error.isEmpty());
-        QCOMPARE(r.upload.transfer.connections, 8);
         QCOMPARE(r.upload.transfer.onConflict, ConflictPolicy::Rename);
+        // The count is found by measuring, up to what the receivers allow (UploadRun).
         QVERIFY(!r.upload.connectionsFixed);
+        QCOMPARE(r.upload.endpoints.at(0).maxConnections, 0); // automatic
     }
 
     void badUsageSaysWhatToDo_data()
@@ -147,7 +148,16 @@ private Q_SLOTS:
         QCOMPARE(json.value->at(0).token, QByteArray("t"));
         QCOMPARE(json.value->at(0).weight, 3);
         QCOMPARE(json.value->at(0).maxConnections, 12);
-        QCOMPARE(json.value->at(1).maxConnections, 6);
+        QCOMPARE(json.value->at(1).maxConnections, 0); // automatic: what the receiver allows
+        QCOMPARE(EndpointParser::fromFileContents(
+                     "{\"endpoints\":[{\"url\":\"http://a:1\",\"maxConnections\":\"auto\"}]}")
+                     .value->at(0)
+                     .maxConnections,
+                 0);
+        const auto negative = EndpointParser::fromFileContents(
+            "{\"endpoints\":[{\"url\":\"http://a:1\",\"maxConnections\":-2}]}");
+        QVERIFY(!negative.value);
+        QVERIFY2(negative.error.contains(QLatin1String("maxConnections")), qPrintable(negative.error));
 
         QVERIFY(!EndpointParser::fromFileContents("{\"endpoints\": [").value);
         const auto badLine = EndpointParser::fromFileContents("http://a:1\nmailto:x@y\n");

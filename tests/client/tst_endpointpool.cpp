@@ -63,6 +63,23 @@ private Q_SLOTS:
         QVERIFY(!pool.acquire());
     }
 
+    void automaticCapIsWhatTheReceiverAllows()
+    {
+        EndpointPool pool({endpoint("http://a:1", 1, 0), endpoint("http://b:1", 1, 10)});
+        QCOMPARE(pool.capacity(0), EndpointPool::DefaultAutomaticCap); // until the receiver says
+        QCOMPARE(pool.capacity(1), 10);
+        pool.setAllowedByReceiver(0, 40);
+        pool.setAllowedByReceiver(1, 40); // a cap the user set stays
+        QCOMPARE(pool.capacity(0), 40);
+        QCOMPARE(pool.capacity(1), 10);
+        QCOMPARE(pool.totalCapacity(), 50);
+        QCOMPARE(pool.laneCount(0), 7); // 40 connections in lanes of at most six
+        int toFirst = 0;
+        while (const auto lease = pool.acquire())
+            toFirst += lease->endpoint == 0 ? 1 : 0;
+        QCOMPARE(toFirst, 40);
+    }
+
     void lanesKeepEachManagerWithinSixConnections()
     {
         // Qt 6.4 opens at most six connections per host:port per manager.

@@ -120,9 +120,9 @@ private Q_SLOTS:
         QVERIFY2(link->start(targets, shapedAt("1MB/s")), qPrintable(link->errorText()));
         const QList<quint16> addresses = link->ports();
         const QString folder = m_source.filePath(QStringLiteral("changing"));
-        for (int i = 0; i < 16; ++i)
+        for (int i = 0; i < 8; ++i)
             QVERIFY(TestFiles::write(folder + QStringLiteral("/f%1.bin").arg(i, 2, 10, QLatin1Char('0')),
-                                     2 * 1024 * 1024, quint32(i + 70)));
+                                     8 * 1024 * 1024, quint32(i + 70)));
 
         QList<Endpoint> endpoints;
         for (quint16 port : addresses)
@@ -182,8 +182,9 @@ private Q_SLOTS:
             const TransferJob &job = scheduler.job(i);
             QVERIFY2(job.state() == TransferState::Done, qPrintable(job.error()));
             QVERIFY(TestFiles::sameContents(job.source().localPath, m_storage.filePath(job.remotePath())));
-            // 2 MiB files: a quarter MiB before, 1 MiB (the floor of the spread rule) after.
-            const qint64 expected = startedAfter.contains(i) ? 1024 * 1024 : 256 * 1024;
+            // 8 MiB files: a quarter MiB before; after, the measured 8 MiB spread over 8 pieces for
+            // each of the two connections.
+            const qint64 expected = startedAfter.contains(i) ? 512 * 1024 : 256 * 1024;
             QCOMPARE(job.planner().chunkSize(), expected);
         }
     }

@@ -95,10 +95,16 @@ static Parsed<QList<Endpoint>> fromJson(const QJsonDocument &document, const QSt
         Endpoint endpoint = *parsed.value;
         endpoint.token = object.value(QLatin1String("token")).toString().toUtf8();
         endpoint.weight = object.value(QLatin1String("weight")).toInt(1);
-        endpoint.maxConnections = object.value(QLatin1String("maxConnections")).toInt(6);
-        if (endpoint.weight < 1 || endpoint.maxConnections < 1)
+        // No maxConnections (or 0, or "auto") is automatic: what the receiver allows.
+        const QJsonValue cap = object.value(QLatin1String("maxConnections"));
+        endpoint.maxConnections = cap.toString() == QLatin1String("auto") ? 0 : cap.toInt(0);
+        if (endpoint.weight < 1 || endpoint.maxConnections < 0 || endpoint.maxConnections > 10000 ||
+            (!cap.isUndefined() && !cap.isDouble() && cap.toString() != QLatin1String("auto")))
             return Parsed<QList<Endpoint>>::fail(
-                QStringLiteral("endpoint %1: weight and maxConnections must be at least 1").arg(i + 1));
+                QStringLiteral(
+                    "endpoint %1: weight must be at least 1 and maxConnections a number from 1 to 10000 "
+                    "(or \"auto\")")
+                    .arg(i + 1));
         const QString caFile = object.value(QLatin1String("caFile")).toString();
         const QString pin = object.value(QLatin1String("pinSha256")).toString();
         if ((!caFile.isEmpty() || !pin.isEmpty()) && endpoint.url.scheme() != QLatin1String("https"))

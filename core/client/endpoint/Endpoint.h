@@ -14,7 +14,9 @@ struct Endpoint {
     QUrl url;         // http://host:port (a path prefix is kept: http://host/multilane)
     QByteArray token; // sent as "Authorization: Bearer <token>" when not empty
     int weight = 1;   // share of chunks relative to the other endpoints
-    int maxConnections = 6;
+    // The most connections to open to it: a cap the user or admin set, or 0 for automatic (what
+    // the receiver says it allows one client, else EndpointPool::DefaultAutomaticCap).
+    int maxConnections = 0;
     // https only. PEM CA certificates trusted in addition to the system's; caFile names their file.
     QString caFile;
     QList<QSslCertificate> caCertificates;

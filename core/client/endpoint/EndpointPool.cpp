@@ -2,22 +2,42 @@
 
 namespace multilane {
 
+static int lanesFor(int connections)
+{
+    return (std::max(1, connections) + EndpointPool::LaneCapacity - 1) / EndpointPool::LaneCapacity;
+}
+
 EndpointPool::EndpointPool(const QList<Endpoint> &endpoints)
 {
     for (const Endpoint &endpoint : endpoints) {
         State state;
         state.endpoint = endpoint;
-        const int lanes = (std::max(1, endpoint.maxConnections) + LaneCapacity - 1) / LaneCapacity;
-        state.laneBusy = QList<int>(lanes, 0);
         m_states.append(state);
+        m_states.last().laneBusy = QList<int>(lanesFor(capacity(int(m_states.size()) - 1)), 0);
     }
+}
+
+int EndpointPool::capacity(int endpoint) const
+{
+    const State &state = m_states.at(endpoint);
+    return state.endpoint.maxConnections > 0 ? state.endpoint.maxConnections : state.allowed;
+}
+
+void EndpointPool::setAllowedByReceiver(int endpoint, int connections)
+{
+    State &state = m_states[endpoint];
+    state.allowed = std::max(1, connections);
+    // Lanes only grow: one in use keeps its count until released.
+    const int lanes = lanesFor(capacity(endpoint));
+    while (state.laneBusy.size() < lanes)
+        state.laneBusy.append(0);
 }
 
 int EndpointPool::totalCapacity() const
 {
     int total = 0;
-    for (const State &state : m_states)
-        total += state.endpoint.maxConnections;
+    for (int i = 0; i < m_states.size(); ++i)
+        total += capacity(i);
     return total;
 }
 
@@ -36,7 +56,7 @@ std::optional<EndpointLease> EndpointPool::acquire()
     int best = -1;
     for (int i = 0; i < m_states.size(); ++i) {
         State &state = m_states[i];
-        if (!state.up || state.busy >= state.endpoint.maxConnections)
+        if (!state.up || state.busy >= capacity(i))
             continue;
         const int weight = state.endpoint.weight * state.score;
         state.currentWeight += weight;
@@ -50,7 +70,8 @@ std::optional<EndpointLease> EndpointPool::acquire()
     chosen.currentWeight -= totalWeight;
     ++chosen.busy;
     int lane = 0;
-    for (int i = 1; i < chosen.laneBusy.size(); ++i) {
+    const int lanes = lanesFor(capacity(best));
+    for (int i = 1; i < lanes; ++i) {
         if (chosen.laneBusy.at(i) < chosen.laneBusy.at(lane))
             lane = i;
     }

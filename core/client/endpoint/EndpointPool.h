@@ -14,18 +14,26 @@ struct EndpointLease {
 };
 
 // Hands out endpoints by smooth weighted round-robin (nginx's algorithm: evenly interleaved,
-// not bursty), never beyond an endpoint's connection cap. Each endpoint's connections are split
-// into lanes of at most LaneCapacity, because Qt 6.4's QNetworkAccessManager opens at most six
-// connections per host:port: a lane is one manager.
+// not bursty), never beyond an endpoint's connection cap: the one set for it, or, when automatic,
+// what its receiver allows one client. Each endpoint's connections are split into lanes of at
+// most LaneCapacity, because Qt 6.4's QNetworkAccessManager opens at most six connections per
+// host:port: a lane is one manager.
 class EndpointPool {
 public:
     static constexpr int LaneCapacity = 6;
+    // An automatic endpoint's cap until its receiver says (older receivers never do).
+    static constexpr int DefaultAutomaticCap = 16;
 
     explicit EndpointPool(const QList<Endpoint> &endpoints);
 
     int endpointCount() const { return int(m_states.size()); }
     const Endpoint &endpoint(int index) const { return m_states.at(index).endpoint; }
     int laneCount(int endpoint) const { return int(m_states.at(endpoint).laneBusy.size()); }
+    // The most connections to this endpoint.
+    int capacity(int endpoint) const;
+    // What the endpoint's receiver allows one client (its health answer); counts only where
+    // the endpoint's cap is automatic.
+    void setAllowedByReceiver(int endpoint, int connections);
     int busy(int endpoint) const { return m_states.at(endpoint).busy; }
     // A down endpoint gets no new requests until it is marked up again (circuit breaker).
     void setUp(int endpoint, bool up) { m_states[endpoint].up = up; }
@@ -46,6 +54,7 @@ private:
         int busy = 0;
         bool up = true;
         int score = 1;
+        int allowed = DefaultAutomaticCap; // by the receiver, for an automatic cap
         QList<int> laneBusy;
     };
     QList<State> m_states;

@@ -1,7 +1,10 @@
 #include "HealthCheck.h"
 
 #include "NetworkTransport.h"
+
 #include "UploadProtocol.h"
+#include <QElapsedTimer>
+#include <memory>
 
 namespace multilane {
 
@@ -55,9 +58,13 @@ void HealthCheck::checkCredentials(qsizetype index)
 {
     WireRequest request = m_protocol->credentialsCheck(m_endpoints.at(index)).request;
     request.timeoutMs = m_timeoutMs;
+    // The health check opened the connection: this one's time is about one round trip.
+    auto clock = std::make_shared<QElapsedTimer>();
+    clock->start();
     WireCall *call = m_transport->send({int(index), WireTransport::ControlLane}, request);
-    connect(call, &WireCall::finished, this, [this, call, index] {
+    connect(call, &WireCall::finished, this, [this, call, index, clock] {
         call->deleteLater();
+        m_outcomes[index].rttMs = double(clock->nsecsElapsed()) / 1e6;
         if (const auto refused = m_protocol->readCredentialsCheck(m_endpoints.at(index), call->reply()))
             m_problems[index] = refused->message;
         settle();

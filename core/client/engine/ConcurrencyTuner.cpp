@@ -20,7 +20,7 @@ qint64 ConcurrencyTuner::windowMs() const
     // While searching, a round trip of goodput says enough (each connection has sent a window's
     // worth); once settled, longer windows keep the noise of a busy machine out of the decisions.
     if (m_phase == Phase::Ramp)
-        return std::max<qint64>(m_options.minWindowMs, qint64(m_rttMs));
+        return std::max<qint64>(m_options.minWindowMs / 2, qint64(m_rttMs));
     return std::max<qint64>(2 * m_options.minWindowMs + 100, qint64(2 * m_rttMs));
 }
 
@@ -28,7 +28,7 @@ qint64 ConcurrencyTuner::settleMs() const
 {
     // A new connection's handshake takes a round trip, and the first acknowledgements of its
     // bytes half another.
-    return std::max<qint64>(100, qint64(1.5 * m_rttMs) + 10);
+    return std::max<qint64>(50, qint64(1.5 * m_rttMs) + 10);
 }
 
 void ConcurrencyTuner::startWindow(const Sample &sample)
@@ -57,10 +57,31 @@ void ConcurrencyTuner::setLevel(int level)
     m_changedAtMs = m_window.startMs;
 }
 
+void ConcurrencyTuner::setMaximum(int maximum)
+{
+    m_options.maximum = std::max(m_options.minimum, maximum);
+    if (m_level > m_options.maximum)
+        m_level = m_options.maximum;
+    else if (m_phase == Phase::Steady && m_level == m_plateauLevel && m_limit.isEmpty() && m_lastRate > 0 &&
+             m_plateauLevel >= m_options.maximum)
+        m_phase = Phase::Ramp; // it stopped at the old ceiling: there may be more to find
+    describe();
+}
+
+void ConcurrencyTuner::setRoundTrip(double rttMs)
+{
+    if (rttMs <= 0)
+        return;
+    m_requestRttMs = rttMs;
+    m_rttMs = std::max(m_rttMs, rttMs);
+}
+
 int ConcurrencyTuner::update(const Sample &sample)
 {
+    // The connections' own round trip, but never below the one a request took end to end (an
+    // endpoint check): behind a proxy or an emulated link, TCP sees only the first hop.
     if (sample.rttMs > 0)
-        m_rttMs = sample.rttMs;
+        m_rttMs = std::max(sample.rttMs, m_requestRttMs);
     if (sample.minRttMs > 0)
         m_floorRttMs = sample.minRttMs;
     if (m_window.startMs < 0) {
@@ -114,36 +135,24 @@ void ConcurrencyTuner::judgeRamp(double rate)
 {
     const int level = m_level;
     if (m_lastRate > 0 && level > m_lastLevel) {
-        const double expected = double(level) / double(m_lastLevel) - 1; // proportional gain
-        const double gain = rate / m_lastRate - 1;
-        const double perConnectionSoFar = m_lastRate / m_lastLevel;
-        const int modelled =
-            int(std::ceil(m_options.margin * std::max(rate, m_lastRate) / perConnectionSoFar));
-        // Less than the proportional gain, and the model puts the level that fills the link
-        // below this one: the plateau is between the two. (A step that kept most of its gain
-        // and whose model asks for more is noise on a line still rising.)
-        if (gain < 0.9 * expected && (gain < m_options.keepRamping * expected || modelled < level)) {
-            // The plateau is between the two levels. Two points of goodput = min(n x p, U):
-            // p from the lower one, U from the upper one (or the lower, when the step bought
-            // nothing): the level that fills the link is U / p, with a margin.
-            const double perConnection = m_lastRate / m_lastLevel;
-            const double uplink = std::max(rate, m_lastRate);
-            // A step that bought next to nothing: the lower level already filled the link.
-            const int fills = gain <= m_options.gainToKeep
-                                  ? m_lastLevel
-                                  : std::clamp(int(std::ceil(m_options.margin * uplink / perConnection)),
-                                               m_lastLevel, level);
-            m_phase = Phase::Steady;
-            m_plateauRate = uplink;
-            m_lastLevel = level;
-            m_lastRate = rate;
-            setLevel(fills);
-            m_plateauLevel = m_level;
-            m_limit = QString();
-            m_windowsSinceProbe = 0;
+        // A second window at this level, when the first was unclear: the mean of the two.
+        const double measured = m_confirming ? (rate + m_firstRate) / 2 : rate;
+        const double expected = double(level) / double(m_lastLevel) - 1; // the proportional gain
+        const double gain = measured / m_lastRate - 1;
+        if (gain < m_options.keepRamping * expected) {
+            // Clearly less than proportional: the plateau is between the two levels. Unclear (a
+            // busy machine's windows wander by a tenth or more): look once more first.
+            if (!m_confirming && gain > m_options.plateauGain * expected) {
+                m_confirming = true;
+                m_firstRate = rate;
+                return;
+            }
+            m_confirming = false;
+            settleAt(measured);
             return;
         }
     }
+    m_confirming = false;
     m_lastLevel = level;
     m_lastRate = rate;
     if (level >= m_options.maximum) {
@@ -155,6 +164,29 @@ void ConcurrencyTuner::judgeRamp(double rate)
     // Slow windows (a long round trip) take bigger steps, so a long link is found as fast.
     const double step = m_rttMs < 40 ? 2 : m_rttMs < 150 ? 4 : 8;
     setLevel(int(std::ceil(level * step)));
+}
+
+void ConcurrencyTuner::settleAt(double rate)
+{
+    // Two points of goodput = min(n x p, U): p from the lower level, U from the upper one (or the
+    // lower, when the step bought nothing): the level that fills the link is U / p, with a margin.
+    const double perConnection = m_lastRate / m_lastLevel;
+    const double uplink = std::max(rate, m_lastRate);
+    const double gain = rate / m_lastRate - 1;
+    // A step that bought next to nothing: the lower level already filled the link.
+    const int fills =
+        gain <= m_options.gainToKeep
+            ? m_lastLevel
+            : std::clamp(int(std::ceil(m_options.margin * uplink / perConnection)), m_lastLevel, m_level);
+    m_phase = Phase::Steady;
+    m_plateauRate = uplink;
+    m_lastLevel = m_level;
+    m_lastRate = rate;
+    setLevel(fills);
+    m_plateauLevel = m_level;
+    m_limit = QString();
+    m_windowsSinceProbe = 0;
+    m_paidProbes = 0;
 }
 
 void ConcurrencyTuner::judgeSteady(double rate, const Sample &sample)
@@ -176,12 +208,22 @@ void ConcurrencyTuner::judgeSteady(double rate, const Sample &sample)
         const bool held = rate >= m_plateauRate * (1 - m_options.gainToKeep);
         if ((up && paid) || (!up && held)) {
             // Up and it paid: keep it and go on. Down and goodput held: fewer is as good.
+            if (up && ++m_paidProbes >= 2) {
+                // The plateau was put too low (a noisy window): search upwards again.
+                m_phase = Phase::Ramp;
+                m_lastLevel = m_level;
+                m_lastRate = rate;
+                m_paidProbes = 0;
+                setLevel(m_level + std::max(1, m_level / 2));
+                return;
+            }
             m_plateauRate = std::max(m_plateauRate, rate);
             m_plateauLevel = m_level;
             m_windowsSinceProbe = m_options.probeEveryWindows; // try the next step at once
             if (!up)
                 m_limit = QStringLiteral("more only filled a queue on the path");
         } else {
+            m_paidProbes = 0;
             setLevel(m_probeFrom);
             m_windowsSinceProbe = -m_options.probeEveryWindows; // a longer wait before the next try
         }

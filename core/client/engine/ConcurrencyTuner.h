@@ -22,7 +22,8 @@ public:
         int maximum = 12;
         qint64 minWindowMs = 200;   // a judged window is at least this long, and two round trips
         double initialRttMs = 50;   // until the connections report theirs
-        double keepRamping = 0.6;   // a step that kept this much of its proportional gain: go on
+        double keepRamping = 0.7;   // a step that kept this much of its proportional gain: go on
+        double plateauGain = 0.35;  // one that kept less than this: the plateau is below it
         double margin = 1.15;       // above the level the model says fills the link
         double gainToKeep = 0.03;   // a step up in steady state must bring this much to stay
         int probeEveryWindows = 5;  // in steady state, try a step up this often
@@ -55,6 +56,11 @@ public:
     double plateauRate() const { return m_plateauRate * 1000.0; }
     // Returns the level to use from now on (the same one most of the time).
     int update(const Sample &sample);
+    // The receivers said how many connections they allow: the new ceiling.
+    void setMaximum(int maximum);
+    // A request's round trip measured end to end (the endpoint check's): a floor under what the
+    // connections report.
+    void setRoundTrip(double rttMs);
 
 private:
     struct Window {
@@ -70,6 +76,7 @@ private:
     qint64 settleMs() const;
     void setLevel(int level);
     void judgeRamp(double rate);
+    void settleAt(double rate);
     void judgeSteady(double rate, const Sample &sample);
     void describe();
 
@@ -79,6 +86,7 @@ private:
     Window m_window;
     qint64 m_changedAtMs = 0;
     double m_rttMs;
+    double m_requestRttMs = 0; // a request's round trip, end to end
     double m_floorRttMs = 0;
     // The last judged window: its level and rate (bytes per ms).
     int m_lastLevel = 0;
@@ -88,7 +96,10 @@ private:
     int m_windowsSinceProbe = 0;
     bool m_probing = false; // the current level is a trial step up (or down, for the queue)
     int m_probeFrom = 0;
-    int m_backoffHold = 0; // windows to wait after backing off before growing again
+    int m_backoffHold = 0;     // windows to wait after backing off before growing again
+    int m_paidProbes = 0;      // steps up in a row that paid
+    bool m_confirming = false; // a second window at this level, the first being unclear
+    double m_firstRate = 0;    // the first window's rate then
     QString m_reason;
     QString m_limit; // what stopped the growth, for reason()
 };

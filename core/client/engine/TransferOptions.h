@@ -4,6 +4,7 @@
 #include "ConflictPolicy.h"
 #include "EndpointMonitor.h"
 
+#include <QString>
 #include <QtGlobal>
 
 namespace multilane {
@@ -46,6 +47,8 @@ struct TransferProgress {
     qint64 elapsedMs = 0;
     bool online = true; // false: every endpoint is down, waiting for the network
     bool paused = false;
+    int connections = 0;       // the level in use
+    QString connectionsReason; // why that many, in words ("22 connections: 1.4 MB/s each, …")
 };
 
 // What went to one endpoint, for the summary and the status bar.

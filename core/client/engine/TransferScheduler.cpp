@@ -1,16 +1,25 @@
 #include "TransferScheduler.h"
 
 #include <QFileInfo>
+#include <QLoggingCategory>
 #include <climits>
+
+// QT_LOGGING_RULES="multilane.tuner.debug=true" shows each of the tuner's decisions.
+Q_LOGGING_CATEGORY(lcTuner, "multilane.tuner", QtWarningMsg)
 
 namespace multilane {
 
 // Self-tuned: start at 4 connections per endpoint (modest for each receiver, and enough that a
-// short upload over several endpoints does not spend its first seconds ramping up).
-static ConcurrencyTuner::Options tunerOptionsFor(const EndpointPool &pool, const TransferOptions &options)
+// short upload over several endpoints does not spend its first seconds ramping up), 8 across a
+// path with a real round trip, where per-connection limits are the rule and each step of the
+// search costs more.
+static ConcurrencyTuner::Options tunerOptionsFor(const EndpointPool &pool, const TransferOptions &options,
+                                                 double rttMs = 0)
 {
     ConcurrencyTuner::Options tuning;
-    tuning.start = std::min(4 * std::max(1, pool.endpointCount()), options.connections);
+    const int perEndpoint = rttMs >= 20 ? 8 : 4;
+    tuning.start = std::min(perEndpoint * std::max(1, pool.endpointCount()), options.connections);
+    tuning.initialRttMs = rttMs > 0 ? rttMs : tuning.initialRttMs;
     tuning.minimum = 1;
     tuning.maximum = options.connections;
     return tuning;
@@ -35,6 +44,7 @@ TransferScheduler::TransferScheduler(EndpointPool &pool, const TransferOptions &
     , m_scorer(pool.endpointCount())
     , m_tuner(tunerOptionsFor(pool, options))
     , m_connections(options.tuneConnections ? m_tuner.level() : options.connections)
+    , m_fixedConnections(options.connections)
 {
     m_endpointStats = QList<EndpointStats>(m_pool.endpointCount());
     connect(m_services.hasher.get(), &ChunkHasher::chunkHashed, this, &TransferScheduler::onChunkHashed);
@@ -102,6 +112,24 @@ void TransferScheduler::adaptTo(const LinkEstimate &estimate)
     }
 }
 
+void TransferScheduler::capacityChanged(double rttMs)
+{
+    const int ceiling = std::min(m_pool.totalCapacity(), MaxConnections);
+    if (m_options.tuneConnections) {
+        m_options.connections = ceiling;
+        if (!m_started)
+            m_tuner = ConcurrencyTuner(tunerOptionsFor(m_pool, m_options, rttMs)); // nothing judged yet
+        m_tuner.setMaximum(ceiling);
+        m_tuner.setRoundTrip(rttMs);
+        if (rttMs > 0)
+            m_roundTripMs = rttMs;
+        m_connections = m_tuner.level();
+    } else {
+        m_connections = std::min(m_fixedConnections, ceiling);
+    }
+    pump();
+}
+
 void TransferScheduler::start()
 {
     m_started = true;
@@ -131,6 +159,10 @@ TransferProgress TransferScheduler::progress() const
     progress.bytesPerSecond = m_rate.bytesPerSecond(progress.elapsedMs);
     progress.online = m_monitor.isOnline();
     progress.paused = m_paused;
+    progress.connections = m_connections;
+    progress.connectionsReason = m_options.tuneConnections
+                                     ? m_tuner.reason()
+                                     : QStringLiteral("%1 connections (a fixed count)").arg(m_connections);
     return progress;
 }
 
@@ -139,11 +171,20 @@ void TransferScheduler::emitProgress()
     const qint64 elapsed = now() - m_startedMs;
     m_rate.addSample(elapsed, m_bytesSent);
     if (m_options.tuneConnections && m_started && !m_paused && m_monitor.isOnline()) {
-        // Bytes sent, not acknowledged: acknowledgements come a chunk at a time, too lumpy to
-        // compare one short window with the next.
+        // What left the machine by the kernel's count where it can tell, else what was handed to
+        // the sockets; never the answers, which come a chunk at a time, too lumpy to compare one
+        // short window with the next.
         accountBusySlots();
-        const int level = m_tuner.update({elapsed, m_bytesSent, m_failures, m_busySlotMs});
+        const WireTransport::Delivery delivered = m_services.transport->delivery();
+        qCDebug(lcTuner).noquote() << "sample" << elapsed << delivered.bytes << m_bytesSent
+                                   << m_inFlight.size();
+        const qint64 bytes = delivered.bytes >= 0 ? delivered.bytes : m_bytesSent;
+        const int level = m_tuner.update(
+            {elapsed, bytes, m_failures, m_busySlotMs, m_overloads, delivered.rttMs, delivered.minRttMs});
         if (level != m_connections) {
+            qCDebug(lcTuner) << elapsed << "ms:" << m_connections << "->" << level << "delivered" << bytes
+                             << "in flight" << m_inFlight.size() << "rtt" << delivered.rttMs
+                             << m_tuner.reason();
             m_connections = level;
             pump();
         }
@@ -198,6 +239,9 @@ void TransferScheduler::openQueuedJobs()
     // so a folder of 100 000 files does not open 100 000 uploads at once.
     const int maxOpen = std::max(4, m_options.connections * 2);
     m_jobs.openUpTo(maxOpen, [this](TransferJob &job) {
+        // The chunk size is chosen as the file starts, with what the tuner knows by then.
+        if (job.known.uploadId.isEmpty())
+            job.setRequestedChunkSize(chunkSizeFor(job.source()));
         job.setState(TransferState::Preparing);
         job.needsCreate = !job.planner().isSingleRequest();
         job.sha256BeforeCreate =
@@ -208,6 +252,18 @@ void TransferScheduler::openQueuedJobs()
     });
 }
 
+int TransferScheduler::expectedConnections() const
+{
+    if (!m_options.tuneConnections)
+        return m_connections;
+    if (m_tuner.isSettled())
+        return m_tuner.level();
+    // Still searching. Across a LAN a few connections fill the link; across a path with a round
+    // trip, per-connection limits (a window, a shaper) may call for all the receivers allow.
+    constexpr double LanRttMs = 2;
+    return m_roundTripMs >= LanRttMs ? m_options.connections : std::min(m_options.connections, 12);
+}
+
 qint64 TransferScheduler::chunkSizeFor(const SourceFile &file) const
 {
     qint64 chunk = m_options.chunkSize;
@@ -215,13 +271,13 @@ qint64 TransferScheduler::chunkSizeFor(const SourceFile &file) const
         chunk = std::min(chunk, std::max(ChunkPlanner::MinChunkSize, m_limiter.maxChunkFor()));
     if (m_options.spreadFilesOverConnections) {
         // Enough chunks for every connection several times over, so the tail of a file does not
-        // leave most connections idle; powers of two keep chunks block-aligned. Floored at 1 MiB
-        // and counted against at most 12 connections, so request overhead stays small. It
-        // applies below the chunk size too: a file sent in one request rides a single connection,
-        // which a per-connection cap makes slow. 8 pieces per connection, not 4: the last round
-        // of chunks is then shorter.
-        const qint64 spread = file.size / (8 * std::clamp(m_options.connections, 1, 12));
-        qint64 rounded = 1024 * 1024;
+        // leave most connections idle: while the last chunks go, the link empties, for as long
+        // as one chunk takes at a connection's rate. Powers of two keep chunks block-aligned.
+        // It applies below the chunk size too: a file sent in one request rides a single
+        // connection, which a per-connection cap makes slow. The floor keeps request overhead
+        // small; what a round trip per request still costs, more connections make up for.
+        const qint64 spread = file.size / (8 * std::max(1, expectedConnections()));
+        qint64 rounded = MinSpreadChunk;
         while (rounded * 2 <= spread)
             rounded *= 2;
         chunk = std::min(chunk, rounded);

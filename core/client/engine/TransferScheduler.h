@@ -61,6 +61,12 @@ public:
     qint64 jobBytesDone(int id) const;
     bool isOnline() const { return m_monitor.isOnline(); }
     int connectionsInUse() const { return m_connections; }
+    // The most connections any run opens, whatever the receivers allow: each is a socket, a
+    // share of the receivers' threads and of the path's queue.
+    static constexpr int MaxConnections = 256;
+    // The pool's capacities changed (the receivers said what they allow): a new ceiling for the
+    // tuner, or for a fixed count. rttMs: the round trip the check measured (0: not known).
+    void capacityChanged(double rttMs = 0);
     bool isSelfTuned() const { return m_options.tuneConnections; }
     const UploadProtocol &protocol() const { return *m_services.protocol; }
 
@@ -110,6 +116,9 @@ private:
     bool dispatchChunk(const EndpointLease &lease);
     bool dispatchSingle(const EndpointLease &lease);
     qint64 chunkSizeFor(const SourceFile &file) const;
+    // How many connections a file's chunks should be spread over.
+    int expectedConnections() const;
+    static constexpr qint64 MinSpreadChunk = 256 * 1024;
     bool mayPushData();
 
     UploadContext contextFor(const TransferJob &job, const EndpointLease &lease) const;
@@ -167,8 +176,11 @@ private:
     RateLimiter m_limiter;
     EndpointScorer m_scorer;
     ConcurrencyTuner m_tuner;
-    int m_connections; // the level in use: options.connections, or the tuner's
+    int m_connections;      // the level in use: options.connections, or the tuner's
+    int m_fixedConnections; // as asked, when not tuned
     int m_failures = 0;
+    int m_overloads = 0;
+    double m_roundTripMs = 0;      // a request's, from the endpoint check (0: not known)
     qint64 m_busySlotMs = 0;       // requests in flight, summed over time: how busy the level was
     qint64 m_busySlotsSinceMs = 0; // when m_busySlotMs was last brought up to date
     qint64 m_startedMs = 0;

@@ -52,6 +52,8 @@ void TransferScheduler::recordAnswer(const InFlight &request, const ProtocolFail
     if (failure) {
         ++stats.failures;
         ++m_failures;
+        if (failure->kind == FailureKind::Overloaded)
+            ++m_overloads;
         if (carriedData)
             m_scorer.recordFailure(request.lease.endpoint);
         if (!failure->answered())

@@ -104,6 +104,7 @@ struct AbortOutcome {};
 struct HealthOutcome {
     int connectionsPerClient = 0; // what the server lets one client open per endpoint; 0: not said
     QString version;
+    double rttMs = 0; // the check's round trip on a kept-alive connection (HealthCheck measures it)
 };
 
 } // namespace multilane

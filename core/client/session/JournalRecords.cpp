@@ -121,7 +121,7 @@ std::optional<JournalBatch> readBatch(const QJsonObject &record)
         endpoint.url = QUrl(object.value(QLatin1String("url")).toString());
         endpoint.token = object.value(QLatin1String("token")).toString().toUtf8();
         endpoint.weight = object.value(QLatin1String("weight")).toInt(1);
-        endpoint.maxConnections = object.value(QLatin1String("maxConnections")).toInt(6);
+        endpoint.maxConnections = object.value(QLatin1String("maxConnections")).toInt(0);
         endpoint.pinSha256 =
             QByteArray::fromHex(object.value(QLatin1String("pinSha256")).toString().toLatin1());
         // A CA file that is gone leaves the system CAs; the TLS error then says what to do.

@@ -14,10 +14,6 @@
 
 namespace multilane {
 
-// Measuring the link costs about a second of the uplink: below this much data the upload is over
-// sooner than the measurement would pay off, and small files go in one request each anyway.
-static constexpr qint64 MeasureFromBytes = 256LL * 1024 * 1024;
-
 static UploadPlan completed(UploadPlan plan)
 {
     if (!plan.protocol)
@@ -33,8 +29,8 @@ static TransferOptions optionsFor(const UploadPlan &plan, const EndpointPool &po
         options.chunkSize = plan.knownLink->chunkSize;
     // Self-tuned: the tuner finds the level, up to what the endpoints allow.
     options.tuneConnections = !plan.connectionsFixed;
-    options.connections =
-        plan.connectionsFixed ? std::min(options.connections, pool.totalCapacity()) : pool.totalCapacity();
+    const int ceiling = std::min(pool.totalCapacity(), TransferScheduler::MaxConnections);
+    options.connections = plan.connectionsFixed ? std::min(options.connections, ceiling) : ceiling;
     return options;
 }
 
@@ -118,9 +114,16 @@ void UploadRun::start()
 void UploadRun::onEndpointsChecked(const QList<std::optional<QString>> &problems)
 {
     int usable = 0;
+    double rttMs = 0;
     for (int i = 0; i < int(problems.size()); ++i) {
         if (!problems.at(i)) {
             ++usable;
+            // An automatic cap is what the receiver allows one client, when it says.
+            const HealthOutcome &said = m_health->outcomes().at(i);
+            if (said.connectionsPerClient > 0)
+                m_pool->setAllowedByReceiver(i, said.connectionsPerClient);
+            if (said.rttMs > 0 && (rttMs == 0 || said.rttMs < rttMs))
+                rttMs = said.rttMs;
             continue;
         }
         Q_EMIT endpointProblem(i, *problems.at(i));
@@ -131,51 +134,13 @@ void UploadRun::onEndpointsChecked(const QList<std::optional<QString>> &problems
         else
             m_scheduler->excludeEndpoint(i, *problems.at(i));
     }
+    m_scheduler->capacityChanged(rttMs);
     Q_EMIT endpointsChecked(usable, int(problems.size()));
     if (usable == 0 && m_plan.unreachableAtStart == UploadPlan::Unreachable::Exclude) {
         Q_EMIT noUsableEndpoint(QStringLiteral("no endpoint is usable, nothing was sent"));
         return;
     }
-    measureLinkThenStart();
-}
-
-qint64 UploadRun::bytesToSend() const
-{
-    qint64 total = 0;
-    for (int id = 0; id < m_scheduler->jobCount(); ++id)
-        total += m_scheduler->job(id).source().size;
-    return total;
-}
-
-void UploadRun::measureLinkThenStart()
-{
-    const bool worthIt = m_plan.autoChunkSize && !m_plan.knownLink && bytesToSend() >= MeasureFromBytes &&
-                         m_plan.protocol->capabilities().hasProbeRoute && m_pool->upCount() > 0;
-    if (!worthIt) {
-        startTransfer();
-        return;
-    }
-    QList<Endpoint> usable;
-    for (int i = 0; i < m_pool->endpointCount(); ++i) {
-        if (m_pool->isUp(i))
-            usable.append(m_pool->endpoint(i));
-    }
-    m_probeManagers = std::make_unique<NetworkManagers>();
-    BandwidthProbe::Options options;
-    options.durationMs = BandwidthProbe::InPassingMs;
-    m_probe = std::make_unique<BandwidthProbe>(m_probeManagers->list(), usable, options);
-    connect(m_probe.get(), &BandwidthProbe::finished, this, [this](const LinkEstimate &estimate) {
-        m_probe.release()->deleteLater(); // inside its own signal
-        m_scheduler->adaptTo(estimate);
-        Q_EMIT linkMeasured(estimate);
-        startTransfer();
-    });
-    connect(m_probe.get(), &BandwidthProbe::failed, this, [this](const QString &why) {
-        m_probe.release()->deleteLater();
-        Q_EMIT linkMeasureFailed(why, m_plan.transfer.chunkSize);
-        startTransfer();
-    });
-    m_probe->start();
+    startTransfer();
 }
 
 void UploadRun::startTransfer()

@@ -9,7 +9,6 @@
 
 namespace multilane {
 
-class BandwidthProbe;
 class EndpointPool;
 class HealthCheck;
 class LinkRemeasurer;
@@ -20,8 +19,8 @@ class TransferScheduler;
 struct JournalFile;
 
 // One batch's upload from start to end, the single flow both front ends drive: checks the
-// endpoints, measures the link when that pays, runs the scheduler, keeps the resume journal in
-// step with it, and measures again when the network changes. Front ends only present what it
+// endpoints (what each allows one client), runs the scheduler, keeps the resume journal in step
+// with it, and measures the link again when the network changes. Front ends only present what it
 // says (the command line prints, the window fills its table) and pass on the user's commands.
 class UploadRun : public QObject {
     Q_OBJECT
@@ -36,7 +35,7 @@ public:
     int addNewFiles(const QList<SourceFile> &files, bool held = false);
     // Files an earlier run journaled in batchId, with what it knew of their uploads.
     int addResumedFiles(const QString &batchId, const QList<JournalFile> &files);
-    // Checks the endpoints, measures the link if that pays, then starts the transfer.
+    // Checks the endpoints, then starts the transfer.
     void start();
     bool hasStarted() const { return m_started; }
 
@@ -57,19 +56,15 @@ Q_SIGNALS:
     // How many endpoints the transfer starts with (less than the plan's when some failed).
     void endpointsChecked(int usable, int total);
     void noUsableEndpoint(const QString &why);
-    void linkMeasured(const multilane::LinkEstimate &estimate); // before the transfer
-    void linkMeasureFailed(const QString &why, qint64 chunkSize);
     void linkRemeasured(const multilane::LinkEstimate &estimate); // the network changed under it
     void linkRemeasureFailed(const QString &why);
     void transferStarted();
 
 private:
     void onEndpointsChecked(const QList<std::optional<QString>> &problems);
-    void measureLinkThenStart();
     void startTransfer();
     void followNetworkChanges();
     void attachJournal();
-    qint64 bytesToSend() const;
 
     UploadPlan m_plan;
     ResumeJournal *m_journal;
@@ -78,7 +73,6 @@ private:
     std::unique_ptr<TransferScheduler> m_scheduler;
     std::unique_ptr<HealthCheck> m_health;
     std::unique_ptr<NetworkManagers> m_probeManagers;
-    std::unique_ptr<BandwidthProbe> m_probe;
     std::unique_ptr<LinkRemeasurer> m_remeasurer;
     QHash<int, QString> m_journalKeys; // job -> journal key
     QHash<int, QString> m_batchIds;    // job -> journal batch

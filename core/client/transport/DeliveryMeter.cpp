@@ -16,20 +16,34 @@ bool DeliveryMeter::isAvailable() const
     return OwnTcpSockets::isSupported();
 }
 
-DeliveryMeter::Sample DeliveryMeter::sample()
+DeliveryMeter::Sample DeliveryMeter::sample(const QList<quint16> &peerPorts)
 {
     Sample sample;
 #ifdef Q_OS_LINUX
     QHash<quint64, quint64> seen;
     double rttSum = 0;
     OwnTcpSockets::forEach([&](int fd, quint64 inode) {
+        if (!peerPorts.isEmpty()) {
+            sockaddr_storage peer{};
+            socklen_t peerLength = sizeof peer;
+            if (::getpeername(fd, reinterpret_cast<sockaddr *>(&peer), &peerLength) != 0)
+                return;
+            const quint16 port =
+                ntohs(peer.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6 &>(peer).sin6_port
+                                                 : reinterpret_cast<sockaddr_in &>(peer).sin_port);
+            if (!peerPorts.contains(port))
+                return;
+        }
         tcp_info info{};
         socklen_t length = sizeof info;
         if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0)
             return;
         ++sample.connections;
         const quint64 acked = info.tcpi_bytes_acked;
-        const quint64 before = m_ackedBySocket.value(inode, 0);
+        // A connection seen for the first time counts from now: what it carried before (a probe
+        // connection's bytes, the burst a new connection drops into the peer's receive buffer
+        // in its first instants) says nothing about the rate from here on.
+        const quint64 before = m_ackedBySocket.value(inode, acked);
         if (acked > before) {
             m_total += qint64(acked - before);
             ++sample.busyConnections;

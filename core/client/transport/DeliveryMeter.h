@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QHash>
+#include <QList>
 #include <QtGlobal>
 
 namespace multilane {
@@ -13,7 +14,9 @@ namespace multilane {
 class DeliveryMeter {
 public:
     struct Sample {
-        qint64 ackedBytes = 0;    // since the meter was made; a closed connection keeps what it had
+        // Since the meter was made, each connection counted from its first sample on; a closed
+        // connection keeps what it had.
+        qint64 ackedBytes = 0;
         int connections = 0;      // TCP connections open now
         int busyConnections = 0;  // of those, the ones that acknowledged bytes since the last sample
         double smoothedRttMs = 0; // mean of the busy connections' smoothed round trips
@@ -21,7 +24,9 @@ public:
     };
 
     bool isAvailable() const;
-    Sample sample();
+    // Over the connections to these peer ports (another upload in the same process, to other
+    // endpoints, is not counted); all of them when the list is empty.
+    Sample sample(const QList<quint16> &peerPorts = {});
 
 private:
     QHash<quint64, quint64> m_ackedBySocket; // inode -> bytes acknowledged at the last sample

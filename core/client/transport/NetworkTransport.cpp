@@ -98,9 +98,9 @@ NetworkTransport::NetworkTransport(const EndpointPool &pool, int transferTimeout
 {
     m_lanes.resize(std::size_t(pool.endpointCount()));
     for (int endpoint = 0; endpoint < pool.endpointCount(); ++endpoint) {
-        m_endpoints.append(pool.endpoint(endpoint));
-        for (int lane = 0; lane < pool.laneCount(endpoint); ++lane)
-            m_lanes[std::size_t(endpoint)].push_back(newManager());
+        const Endpoint &e = pool.endpoint(endpoint);
+        m_endpoints.append(e);
+        m_ports.append(quint16(e.url.port(e.url.scheme() == QLatin1String("https") ? 443 : 80)));
     }
 }
 
@@ -118,7 +118,12 @@ QNetworkAccessManager &NetworkTransport::managerFor(const EndpointLease &lease)
 {
     if (lease.lane == ControlLane)
         return *m_control;
-    return *m_lanes.at(std::size_t(lease.endpoint)).at(std::size_t(lease.lane));
+    // Lanes open as the pool hands them out: how many an endpoint gets is known only once its
+    // receiver has said what it allows.
+    auto &lanes = m_lanes.at(std::size_t(lease.endpoint));
+    while (lanes.size() <= std::size_t(lease.lane))
+        lanes.push_back(newManager());
+    return *lanes.at(std::size_t(lease.lane));
 }
 
 QNetworkRequest NetworkTransport::toNetworkRequest(const Endpoint &endpoint, const WireRequest &wire,
@@ -171,6 +176,14 @@ WireCall *NetworkTransport::send(const EndpointLease &lease, const WireRequest &
     if (body)
         body->setParent(reply);
     return new NetworkCall(reply);
+}
+
+WireTransport::Delivery NetworkTransport::delivery()
+{
+    if (!m_meter.isAvailable())
+        return {};
+    const DeliveryMeter::Sample sample = m_meter.sample(m_ports);
+    return {sample.ackedBytes, sample.smoothedRttMs, sample.minRttMs};
 }
 
 void NetworkTransport::closeIdleConnections()

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "DeliveryMeter.h"
 #include "WireTransport.h"
 
 #include <QList>
@@ -26,6 +27,7 @@ public:
 
     WireCall *send(const EndpointLease &lease, const WireRequest &request) override;
     void closeIdleConnections() override;
+    Delivery delivery() override;
 
     static QNetworkRequest toNetworkRequest(const Endpoint &endpoint, const WireRequest &request,
                                             int transferTimeoutMs);
@@ -36,9 +38,11 @@ private:
     QNetworkAccessManager &managerFor(const EndpointLease &lease);
 
     QList<Endpoint> m_endpoints;
+    QList<quint16> m_ports; // the endpoints': the meter counts only connections to them
     int m_transferTimeoutMs;
     std::vector<std::vector<std::unique_ptr<QNetworkAccessManager>>> m_lanes; // [endpoint][lane]
     std::unique_ptr<QNetworkAccessManager> m_control;
+    DeliveryMeter m_meter;
 };
 
 } // namespace multilane

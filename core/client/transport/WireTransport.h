@@ -29,8 +29,17 @@ class WireTransport {
 public:
     static constexpr int ControlLane = -1;
 
+    // What has left the machine so far by the kernel's count (bytes the peers acknowledged),
+    // and the connections' round trip; bytes is -1 where the transport cannot tell.
+    struct Delivery {
+        qint64 bytes = -1;
+        double rttMs = 0;
+        double minRttMs = 0;
+    };
+
     virtual ~WireTransport() = default;
     virtual WireCall *send(const EndpointLease &lease, const WireRequest &request) = 0;
+    virtual Delivery delivery() { return {}; }
     // Closes kept-alive connections that carry nothing now (a paused transfer holds none).
     virtual void closeIdleConnections() = 0;
 };
