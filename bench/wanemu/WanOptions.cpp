@@ -275,7 +275,9 @@ Path (each applies to both directions; --up-X / --down-X set one direction only)
                    for Ethernet with preamble and gap (default 0: the rate is of IP bytes)
 
 Other:
-  --backend B      nfqueue (default: veth + NFQUEUE verdicts) or tun (TUN devices)
+  --backend B      tun (default: a TUN device in each namespace, packets copied through
+                   wanemu) or nfqueue (a veth pair, packets held in the kernel by NFQUEUE
+                   verdicts; needs iptables)
   --seed N         seed of the loss draws (default: from the clock; always printed)
   --tick D         shortest sleep between releases (default 100us)
   --no-realtime    run the forwarder at normal priority; by default it runs SCHED_FIFO

@@ -54,8 +54,19 @@ std::optional<std::string> WanPath::applySysctls()
     all.insert(all.end(), m_options.sysctls.begin(), m_options.sysctls.end());
     for (const std::string &setting : all) {
         const std::size_t equals = setting.find('=');
+        const std::string key = setting.substr(0, equals);
+        const std::string value = setting.substr(equals + 1);
+        if (key == "net.ipv4.tcp_congestion_control") {
+            bool changed = false;
+            if (const auto error = m_allowed.allow(value, changed))
+                return error;
+            if (changed)
+                m_hostChanges.push_back(
+                    "net.ipv4.tcp_allowed_congestion_control += " + value +
+                    " (restored at exit: a namespace may only default to an allowed one)");
+        }
         for (const int fd : {m_namespaces.clientFd(), m_namespaces.receiverFd()}) {
-            if (const auto error = writeSysctl(fd, setting.substr(0, equals), setting.substr(equals + 1)))
+            if (const auto error = writeSysctl(fd, key, value))
                 return error;
         }
         m_sysctls.push_back(setting);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "AllowedCongestionControl.h"
 #include "NamespacePair.h"
 #include "PacketChannel.h"
 #include "WanOptions.h"
@@ -28,8 +29,10 @@ public:
     std::optional<std::string> build();
     PacketChannel &up() { return *m_up; }     // client -> receiver
     PacketChannel &down() { return *m_down; } // receiver -> client
-    // "key=value" in the order they were set in both namespaces.
+    // "key=value" in the order they were set in both namespaces, and what had to change on the
+    // host to allow them.
     const std::vector<std::string> &sysctls() const { return m_sysctls; }
+    const std::vector<std::string> &hostChanges() const { return m_hostChanges; }
 
 private:
     std::optional<std::string> applySysctls();
@@ -43,6 +46,8 @@ private:
     std::unique_ptr<PacketChannel> m_down;
     std::vector<int> m_deviceFds;
     std::vector<std::string> m_sysctls;
+    std::vector<std::string> m_hostChanges;
+    AllowedCongestionControl m_allowed;
 };
 
 } // namespace multilane::wanemu

@@ -74,6 +74,8 @@ void printPath(const WanOptions &options, const WanPath &path, const NamespacePa
     std::printf("wanemu down (receiver -> client): %s\n", describe(options.down).c_str());
     for (const std::string &setting : path.sysctls())
         std::printf("wanemu sysctl %s (both namespaces)\n", setting.c_str());
+    for (const std::string &change : path.hostChanges())
+        std::printf("wanemu host sysctl %s\n", change.c_str());
     std::printf("wanemu client netns %s address %s dev %s\n", namespaces.client().c_str(),
                 WanPath::ClientAddress, WanPath::Device);
     std::printf("wanemu receiver netns %s address %s dev %s\n", namespaces.receiver().c_str(),

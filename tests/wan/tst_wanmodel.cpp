@@ -74,6 +74,9 @@ void TestWanModel::parsesDirectionOptions()
     const ParsedOptions parsed = parseArguments(
         {"--delay", "50ms", "--up-rate", "20MB/s", "--up-queue=100p", "--loss", "1%", "--down-loss", "0",
          "--backend", "tun", "--seed", "42", "--sysctl", "net.ipv4.tcp_congestion_control=cubic"});
+    QVERIFY(parseArguments({}).options.backend == Backend::Tun);
+    QVERIFY(parseArguments({"--backend", "nfqueue"}).options.backend == Backend::Nfqueue);
+    QVERIFY(!parseArguments({"--backend", "netem"}).error.empty());
     QVERIFY2(parsed.error.empty(), parsed.error.c_str());
     const WanOptions &o = parsed.options;
     QVERIFY(o.up.delay == 50ms && o.down.delay == 50ms);
