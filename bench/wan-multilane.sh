@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 . bench/wan-lib.sh
 build="${1:-build}"
 out="${2:-bench-out}"
-wan_prepare wan-multilane "$build" iputils-ping curl
+wan_prepare wan-multilane "$build" iputils-ping curl time
 client_bin="$build/app/multilane"
 receiver_bin="$build/app/multilane-receiver"
 wan_require "$client_bin" "$receiver_bin"
@@ -58,8 +58,8 @@ table="$out/wan-multilane.md"
 {
     echo "# Multilane on emulated WAN paths ($(date -u +%Y-%m-%dT%H:%MZ), seed $seed, $(git rev-parse --short HEAD 2>/dev/null || echo '?'))"
     echo
-    echo "| path | RTT ms | loss % | bottleneck MB/s | queue ms | workload | client | seconds | MB moved | of bottleneck | TCP connections (max at once / opened) | RTT added ms | drops: loss / queue | queue max ms |"
-    echo "|---|---:|---:|---:|---:|---|---|---:|---:|---:|---|---:|---|---:|"
+    echo "| path | RTT ms | loss % | bottleneck MB/s | queue ms | workload | client | seconds | MB moved | of bottleneck | TCP connections (max at once / opened) | RTT added ms | drops: loss / queue | queue max ms | client CPU s | emulator late p99 ms |"
+    echo "|---|---:|---:|---:|---:|---|---|---:|---:|---:|---|---:|---|---:|---:|---:|"
 } | tee "$table"
 
 # ---- workloads ---------------------------------------------------------------------------
@@ -91,12 +91,15 @@ run_client() {
     local urls=() u
     for u in "${ports[@]}"; do urls+=("http://$receiver_addr:$u"); done
     : >"$work/curl.out"
+    # The client's CPU (user + system, its children included): on a fast path the 2 cores may
+    # be what limits it rather than the network.
+    local timed="/usr/bin/time -f %U+%S -o $work/cpu"
     started=$(date +%s.%N)
     case $client in
     multilane)
         local endpoints=()
         for u in "${urls[@]}"; do endpoints+=(--endpoint "$u"); done
-        timeout "$cap" ip netns exec "$client_ns" "$client_bin" upload --json --quiet --state-dir "$work/state" \
+        $timed timeout "$cap" ip netns exec "$client_ns" "$client_bin" upload --json --quiet --state-dir "$work/state" \
             "${endpoints[@]}" --dest "$dest" "$src/" >"$work/multilane.jsonl" 2>"$work/multilane.err" || status=$? ;;
     curl)
         # One curl process, one connection, the files one after another (curl's {a,b} list).
@@ -104,14 +107,14 @@ run_client() {
         list=$(cd "$src" && ls | paste -sd, -)
         # --max-time so a big file cut at the cap still prints what it sent; the outer limit
         # stops a list of small files (each printed when done: stdbuf, or a kill loses them).
-        (cd "$src" && timeout $((cap + 2)) ip netns exec "$client_ns" stdbuf -oL curl -sS -o /dev/null --max-time "$cap" 2>>"$work/curl.err" \
+        (cd "$src" && $timed timeout $((cap + 2)) ip netns exec "$client_ns" stdbuf -oL curl -sS -o /dev/null --max-time "$cap" 2>>"$work/curl.err" \
             -w '%{size_upload}\n' -T "{$list}" "${urls[0]}/v1/files/$dest/" >>"$work/curl.out") || status=$?
         [ "$status" -eq 28 ] && status=124 ;;
     curl8)
         # 8 curl processes at once, the files spread over the three ports.
         (cd "$src" && ls | awk -v a="${urls[0]}" -v b="${urls[1]}" -v c="${urls[2]}" \
             '{ u[0] = a; u[1] = b; u[2] = c; print $0, u[NR % 3] }' |
-            timeout "$cap" xargs -P 8 -n 2 sh -c 'exec ip netns exec "$0" curl -s -o /dev/null -w "%{size_upload}\n" -T "$2" "$3/v1/files/$1/"' \
+            $timed timeout "$cap" xargs -P 8 -n 2 sh -c 'exec ip netns exec "$0" curl -s -o /dev/null -w "%{size_upload}\n" -T "$2" "$3/v1/files/$1/"' \
                 "$client_ns" "$dest" >>"$work/curl.out") || status=$? ;;
     esac
     ended=$(date +%s.%N)
@@ -126,14 +129,16 @@ run_client() {
             bytes=$(awk '{ s += $1 } END { printf "%d", s }' "$work/curl.out")
         fi
     fi
-    echo "$(awk -v a="$started" -v b="$ended" 'BEGIN { printf "%.2f", b - a }') ${bytes:-0} $outcome" >"$work/result"
+    local cpu
+    cpu=$(tail -1 "$work/cpu" | bc -l 2>/dev/null || echo 0)
+    echo "$(awk -v a="$started" -v b="$ended" 'BEGIN { printf "%.2f", b - a }') ${bytes:-0} $outcome $cpu" >"$work/result"
 }
 
 # path_no rtt loss rate queue workload client -> one table row
 measure() {
     local number=$1 rtt=$2 loss=$3 rate=$4 queue=$5 workload=$6 client=$7
     [ "$workload" = big ] && [ "$client" = curl8 ] && {
-        printf '| %s | %s | %s | %s | %s | %s | %s | n/a: one file | | | | | | |\n' "$@" | tee -a "$table"; return; }
+        printf '| %s | %s | %s | %s | %s | %s | %s | n/a: one file | | | | | | | | |\n' "$@" | tee -a "$table"; return; }
     # The receiver may still be finishing a chunk of a run stopped at the cap.
     rm -rf "$work/state" "$work/storage/"* 2>/dev/null || true
     local idle
@@ -146,7 +151,7 @@ measure() {
     run_client "$client" "$workload" "r$number-$client"
     stop_background
     interval_stats
-    read -r seconds bytes outcome <"$work/result"
+    read -r seconds bytes outcome cpu <"$work/result"
     local fraction loaded added most opened
     fraction=$(awk -v b="$bytes" -v s="$seconds" -v r="$rate" 'BEGIN { printf "%.2f", b / s / (r * 1e6) }')
     loaded=$(percentile 50 <"$work/ping")
@@ -154,11 +159,11 @@ measure() {
     most=$(sort -n "$work/connections" | tail -1)
     opened=$(($(wan_stat interval up flows) - 1)) # the ping is one flow too
     [ "$outcome" = done ] || seconds="$seconds ($outcome)"
-    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %.1f | %s | %s / %s | %s | %s / %s | %s |\n' \
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %.1f | %s | %s / %s | %s | %s / %s | %s | %.1f | %s |\n' \
         "$number" "$rtt" "$loss" "$rate" "$queue" "$workload" "$client" "$seconds" \
         "$(awk -v b="$bytes" 'BEGIN { print b / 1e6 }')" "$fraction" "${most:-0}" "$opened" "$added" \
-        "$(wan_stat interval up drop_loss)" "$(wan_stat interval up drop_queue)" "$(wan_stat interval up queue_max_ms)" |
-        tee -a "$table"
+        "$(wan_stat interval up drop_loss)" "$(wan_stat interval up drop_queue)" "$(wan_stat interval up queue_max_ms)" \
+        "$cpu" "$(wan_stat interval up late_p99_ms)" | tee -a "$table"
     echo "$number $workload $client $fraction" >>"$work/fractions"
 }
 
@@ -223,6 +228,7 @@ PY
     echo "- Fraction = bytes / wall time of the whole process (start to exit, probe and verification included) / bottleneck rate; 0.965 is every IP byte at MSS 1448."
     echo "- TCP connections: most established at once (ss, every 0.5 s) / distinct uplink flows the emulator saw during the run, the ping's excluded."
     echo "- RTT added: ping -U every 0.2 s during the run, median, minus the idle median before it."
+    echo "- Client CPU: user + system seconds of the client process(es); emulator late p99: how much later than computed the forwarder released the uplink's packets (its own timing error)."
     echo "- multilane: \`multilane upload --json --endpoint http://ADDR:9101 --endpoint …:9102 --endpoint …:9103 DIR/\` (self-tuned);" \
         "its --json summary does not say how many connections it used, so the emulator's and ss's counts stand in."
     echo "- tus-js-client: skipped; the receiver has no tus endpoint to send to."
