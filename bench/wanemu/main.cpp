@@ -172,8 +172,10 @@ int main(int argc, char *argv[])
         if (const auto failure = path.build()) {
             std::fprintf(stderr, "wanemu: %s\n", failure->c_str());
         } else {
-            if (options.realtime && !enterRealtime())
+            if (options.realtime && !enterRealtime()) {
                 std::fprintf(stderr, "wanemu: could not get SCHED_FIFO, running at normal priority\n");
+                options.realtime = false;
+            }
             printPath(options, path, namespaces);
             status = forward(options, path, namespaces, signalFd);
         }
