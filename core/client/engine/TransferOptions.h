@@ -38,7 +38,11 @@ struct TransferOptions {
 struct TransferProgress {
     qint64 bytesTotal = 0;
     qint64 bytesDone = 0; // acknowledged plus what in-flight requests have sent
-    qint64 bytesSent = 0; // bytes put on the wire, resends included (0 when all was already there)
+    qint64 bytesSent = 0; // bytes handed to the sockets, resends included (0 when all was already there)
+    // What the peers acknowledged at the TCP level, by the kernel's count (-1 where it cannot be
+    // told): unlike bytesSent it does not run ahead by the sockets' buffers, so a speed from it is
+    // honest from the first second.
+    qint64 bytesDelivered = -1;
     int filesTotal = 0;
     int filesDone = 0;
     int filesSkipped = 0;

@@ -155,6 +155,7 @@ TransferProgress TransferScheduler::progress() const
     }
     progress.bytesDone = m_bytesAcknowledged + m_bytesInFlight;
     progress.bytesSent = m_bytesSent;
+    progress.bytesDelivered = m_bytesDelivered;
     progress.elapsedMs = m_started ? now() - m_startedMs : 0;
     progress.bytesPerSecond = m_rate.bytesPerSecond(progress.elapsedMs);
     progress.online = m_monitor.isOnline();
@@ -169,16 +170,15 @@ TransferProgress TransferScheduler::progress() const
 void TransferScheduler::emitProgress()
 {
     const qint64 elapsed = now() - m_startedMs;
-    m_rate.addSample(elapsed, m_bytesSent);
+    // What left the machine by the kernel's count where it can tell, else what was handed to the
+    // sockets; never the answers, which come a chunk at a time, too lumpy to compare one short
+    // window with the next.
+    const WireTransport::Delivery delivered = m_services.transport->delivery();
+    m_bytesDelivered = delivered.bytes;
+    const qint64 bytes = delivered.bytes >= 0 ? delivered.bytes : m_bytesSent;
+    m_rate.addSample(elapsed, bytes);
     if (m_options.tuneConnections && m_started && !m_paused && m_monitor.isOnline()) {
-        // What left the machine by the kernel's count where it can tell, else what was handed to
-        // the sockets; never the answers, which come a chunk at a time, too lumpy to compare one
-        // short window with the next.
         accountBusySlots();
-        const WireTransport::Delivery delivered = m_services.transport->delivery();
-        qCDebug(lcTuner).noquote() << "sample" << elapsed << delivered.bytes << m_bytesSent
-                                   << m_inFlight.size();
-        const qint64 bytes = delivered.bytes >= 0 ? delivered.bytes : m_bytesSent;
         const int level = m_tuner.update(
             {elapsed, bytes, m_failures, m_busySlotMs, m_overloads, delivered.rttMs, delivered.minRttMs});
         if (level != m_connections) {
