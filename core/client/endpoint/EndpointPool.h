@@ -37,6 +37,8 @@ public:
     int busy(int endpoint) const { return m_states.at(endpoint).busy; }
     // A down endpoint gets no new requests until it is marked up again (circuit breaker).
     void setUp(int endpoint, bool up) { m_states[endpoint].up = up; }
+    // Not checked yet: it gets nothing until it has answered its check (it is not counted down).
+    void setPending(int endpoint, bool pending) { m_states[endpoint].pending = pending; }
     bool isUp(int endpoint) const { return m_states.at(endpoint).up; }
     int upCount() const;
     // The measured share (EndpointScorer), multiplied with the configured weight.
@@ -53,6 +55,7 @@ private:
         int currentWeight = 0;
         int busy = 0;
         bool up = true;
+        bool pending = false;
         int score = 1;
         int allowed = DefaultAutomaticCap; // by the receiver, for an automatic cap
         QList<int> laneBusy;

@@ -30,6 +30,9 @@ public:
     bool isUnreachable(qsizetype index) const { return m_unreachable.value(index); }
 
 Q_SIGNALS:
+    // The endpoint answered its health check (outcomes().at(index) holds what it said, and a
+    // first round-trip figure); its credentials are checked next.
+    void endpointHealthy(int index);
     void finished(const QList<std::optional<QString>> &problems);
 
 private:

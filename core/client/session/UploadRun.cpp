@@ -106,9 +106,27 @@ void UploadRun::start()
     if (m_started)
         return;
     m_started = true;
+    // The transfer starts with the first endpoint that answers its check; the others join as
+    // theirs come in, and credentials are checked meanwhile (a refused one is left out then, as
+    // the scheduler would leave it at its first refusal anyway).
+    for (int i = 0; i < m_pool->endpointCount(); ++i)
+        m_pool->setPending(i, true);
     m_health = std::make_unique<HealthCheck>(m_plan.protocol);
+    connect(m_health.get(), &HealthCheck::endpointHealthy, this, &UploadRun::onEndpointHealthy);
     connect(m_health.get(), &HealthCheck::finished, this, &UploadRun::onEndpointsChecked);
     m_health->check(m_plan.endpoints);
+}
+
+void UploadRun::onEndpointHealthy(int endpoint)
+{
+    // An automatic cap is what the receiver allows one client, when it says.
+    const HealthOutcome &said = m_health->outcomes().at(endpoint);
+    if (said.connectionsPerClient > 0)
+        m_pool->setAllowedByReceiver(endpoint, said.connectionsPerClient);
+    m_pool->setPending(endpoint, false);
+    m_scheduler->capacityChanged(said.rttMs);
+    if (!m_transferStarted)
+        startTransfer();
 }
 
 void UploadRun::onEndpointsChecked(const QList<std::optional<QString>> &problems)
@@ -118,14 +136,12 @@ void UploadRun::onEndpointsChecked(const QList<std::optional<QString>> &problems
     for (int i = 0; i < int(problems.size()); ++i) {
         if (!problems.at(i)) {
             ++usable;
-            // An automatic cap is what the receiver allows one client, when it says.
-            const HealthOutcome &said = m_health->outcomes().at(i);
-            if (said.connectionsPerClient > 0)
-                m_pool->setAllowedByReceiver(i, said.connectionsPerClient);
-            if (said.rttMs > 0 && (rttMs == 0 || said.rttMs < rttMs))
-                rttMs = said.rttMs;
+            const double rtt = m_health->outcomes().at(i).rttMs;
+            if (rtt > 0 && (rttMs == 0 || rtt < rttMs))
+                rttMs = rtt;
             continue;
         }
+        m_pool->setPending(i, false);
         Q_EMIT endpointProblem(i, *problems.at(i));
         // Only an endpoint that gave no answer at all may come back by itself.
         const bool unanswered = m_health->isUnreachable(i);
@@ -137,14 +153,18 @@ void UploadRun::onEndpointsChecked(const QList<std::optional<QString>> &problems
     m_scheduler->capacityChanged(rttMs);
     Q_EMIT endpointsChecked(usable, int(problems.size()));
     if (usable == 0 && m_plan.unreachableAtStart == UploadPlan::Unreachable::Exclude) {
+        if (m_transferStarted)
+            m_scheduler->pause(); // what reached a refusing endpoint has failed back already
         Q_EMIT noUsableEndpoint(QStringLiteral("no endpoint is usable, nothing was sent"));
         return;
     }
-    startTransfer();
+    if (!m_transferStarted)
+        startTransfer(); // waiting for endpoints that do not answer yet
 }
 
 void UploadRun::startTransfer()
 {
+    m_transferStarted = true;
     followNetworkChanges();
     m_scheduler->start();
     Q_EMIT transferStarted();

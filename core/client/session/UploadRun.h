@@ -61,6 +61,7 @@ Q_SIGNALS:
     void transferStarted();
 
 private:
+    void onEndpointHealthy(int endpoint);
     void onEndpointsChecked(const QList<std::optional<QString>> &problems);
     void startTransfer();
     void followNetworkChanges();
@@ -77,6 +78,7 @@ private:
     QHash<int, QString> m_journalKeys; // job -> journal key
     QHash<int, QString> m_batchIds;    // job -> journal batch
     bool m_started = false;
+    bool m_transferStarted = false;
 };
 
 } // namespace multilane
