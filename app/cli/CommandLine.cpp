@@ -1,12 +1,13 @@
 #include "CommandLine.h"
 
+#include "DurationText.h"
+
 #include "ByteSize.h"
 #include "UploadPath.h"
 
 #include <QCommandLineParser>
 #include <QFileInfo>
 #include <QProcessEnvironment>
-#include <QRegularExpression>
 
 namespace multilane::CommandLine {
 
@@ -338,20 +339,9 @@ Result parse(const QStringList &arguments)
 
 std::optional<qint64> parseDuration(const QString &text)
 {
-    static const QRegularExpression pattern(QStringLiteral("^\\s*(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|h)?\\s*$"));
-    const QRegularExpressionMatch match = pattern.match(text);
-    if (!match.hasMatch())
-        return std::nullopt;
-    const double value = match.captured(1).toDouble();
-    const QString unit = match.captured(2);
-    double ms = value * 1000.0;
-    if (unit == QLatin1String("ms"))
-        ms = value;
-    else if (unit == QLatin1String("m"))
-        ms = value * 60000.0;
-    else if (unit == QLatin1String("h"))
-        ms = value * 3600000.0;
-    return qint64(ms);
+    // One grammar for both ends (the receiver's --expire-after takes the same).
+    const std::optional<std::chrono::milliseconds> parsed = DurationText::parse(text);
+    return parsed ? std::optional<qint64>(parsed->count()) : std::nullopt;
 }
 
 } // namespace multilane::CommandLine

@@ -217,7 +217,9 @@ private Q_SLOTS:
         bool holding = true;
         Rig r = rig(2, [&holding](const Sent &sent) {
             Answer answer;
-            answer.hang = holding && sent.path.startsWith(QStringLiteral("/chunk/"));
+            // Data requests hang until the test lets them go: nothing can finish before the pause.
+            answer.hang = holding && (sent.path.startsWith(QStringLiteral("/chunk/")) ||
+                                      sent.path.startsWith(QStringLiteral("/whole/")));
             return answer;
         });
         r.scheduler->start();

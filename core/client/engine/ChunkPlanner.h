@@ -1,5 +1,7 @@
 #pragma once
 
+#include "ChunkLayout.h"
+
 #include <QtGlobal>
 
 namespace multilane {
@@ -11,26 +13,25 @@ struct ChunkRange {
     qint64 length = 0;
 };
 
-// Splits a file into fixed-size chunks (the last one shorter); the protocol's arithmetic.
+// A file's chunks as the client plans them: the protocol's arithmetic (ChunkLayout, shared with
+// the receiver) with the client's own policy (the smallest and the default chunk size).
 class ChunkPlanner {
 public:
     static constexpr qint64 MinChunkSize = 64 * 1024;
-    static constexpr qint64 MaxChunkSize = 1024LL * 1024 * 1024;
+    static constexpr qint64 MaxChunkSize = ChunkLayout::MaxChunkSize;
     static constexpr qint64 DefaultChunkSize = 8 * 1024 * 1024;
 
     ChunkPlanner(qint64 fileSize, qint64 chunkSize);
 
-    qint64 fileSize() const { return m_fileSize; }
-    qint64 chunkSize() const { return m_chunkSize; }
-    int chunkCount() const { return m_chunkCount; }
+    qint64 fileSize() const { return m_layout.fileSize(); }
+    qint64 chunkSize() const { return m_layout.chunkSize(); }
+    int chunkCount() const { return int(m_layout.chunkCount()); }
     ChunkRange chunk(int index) const;
     // A file that fits in one chunk goes in a single whole-file request.
-    bool isSingleRequest() const { return m_fileSize <= m_chunkSize; }
+    bool isSingleRequest() const { return m_layout.fitsInOneChunk(); }
 
 private:
-    qint64 m_fileSize;
-    qint64 m_chunkSize;
-    int m_chunkCount;
+    ChunkLayout m_layout;
 };
 
 } // namespace multilane

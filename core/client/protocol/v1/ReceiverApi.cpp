@@ -1,6 +1,7 @@
 #include "ReceiverApi.h"
 
 #include "NetworkTransport.h"
+#include "ProtocolNames.h"
 #include "TlsTrust.h"
 
 #include <QCoreApplication>
@@ -19,7 +20,7 @@ bool ApiError::isRetriable() const
     if (isTlsFailure())
         return false; // the same certificate would be refused again: only the user can fix it
     return httpStatus == 0 || (httpStatus >= 500 && httpStatus != 507) || httpStatus == 408 ||
-           httpStatus == 429 || code == QLatin1String("checksum_mismatch");
+           httpStatus == 429 || is(ProtocolErrorCode::ChecksumMismatch);
 }
 
 bool ApiError::isWorthResumingLater() const
@@ -61,29 +62,31 @@ QNetworkRequest request(const Endpoint &endpoint, const QString &route, int tran
 
 QNetworkRequest discardRequest(const Endpoint &endpoint, int transferTimeoutMs)
 {
-    QNetworkRequest discard = request(endpoint, QStringLiteral("/v1/discard"), transferTimeoutMs);
+    QNetworkRequest discard =
+        request(endpoint, QString::fromLatin1(Protocol::DiscardRoute), transferTimeoutMs);
     discard.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/octet-stream"));
     return discard;
 }
 
 QString filesRoute(const QString &destinationPath)
 {
-    return QStringLiteral("/v1/files/") + encodedPath(destinationPath);
+    return QLatin1String(Protocol::FilesRoute) + encodedPath(destinationPath);
 }
 
 QString uploadRoute(const QString &uploadId)
 {
-    return QStringLiteral("/v1/uploads/") + uploadId;
+    return QLatin1String(Protocol::UploadsRoute) + u'/' + uploadId;
 }
 
 QString chunkRoute(const QString &uploadId, int index)
 {
-    return uploadRoute(uploadId) + QStringLiteral("/chunks/") + QString::number(index);
+    return uploadRoute(uploadId) + u'/' + QLatin1String(Protocol::ChunksSegment) + u'/' +
+           QString::number(index);
 }
 
 QString completeRoute(const QString &uploadId)
 {
-    return uploadRoute(uploadId) + QStringLiteral("/complete");
+    return uploadRoute(uploadId) + u'/' + QLatin1String(Protocol::CompleteSegment);
 }
 
 ApiReply read(const WireReply &reply)
@@ -134,7 +137,8 @@ WireRequest wireRequest(const Endpoint &endpoint, const QByteArray &method, cons
     if (!query.isEmpty())
         request.url.setQuery(query);
     if (!endpoint.token.isEmpty())
-        request.setHeader("Authorization", "Bearer " + endpoint.token);
+        request.setHeader(Protocol::AuthorizationHeader,
+                          QByteArray(Protocol::BearerScheme) + ' ' + endpoint.token);
     return request;
 }
 

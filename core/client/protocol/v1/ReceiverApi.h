@@ -2,6 +2,8 @@
 
 #include "ConflictPolicy.h"
 #include "Endpoint.h"
+#include "ProtocolErrorCode.h"
+#include "ProtocolNames.h"
 #include "WireMessage.h"
 
 #include <QJsonObject>
@@ -14,6 +16,9 @@ namespace multilane {
 // A failed request as a value: the HTTP status and the receiver's JSON error, or the network
 // error when no answer came.
 struct ApiError {
+    // The code as this build knows it (nullopt for none, or one a newer receiver added).
+    std::optional<ProtocolErrorCode> known() const { return protocolErrorCodeFromName(QStringView(code)); }
+    bool is(ProtocolErrorCode wanted) const { return known() == wanted; }
     int httpStatus = 0;  // 0: no HTTP answer (refused, reset, timed out, DNS…)
     QString code;        // the receiver's error code, e.g. "checksum_mismatch"
     QString message;     // human text, from the receiver or from Qt
@@ -39,13 +44,13 @@ struct ApiReply {
 // Builds the protocol's requests (docs/protocol.md) and reads its answers. Stateless.
 namespace ReceiverApi {
 
-inline constexpr int ProtocolVersion = 1;
+inline constexpr int ProtocolVersion = Protocol::Version;
 
 QNetworkRequest request(const Endpoint &endpoint, const QString &route, int transferTimeoutMs,
                         const QString &query = {});
 inline QString probeRoute()
 {
-    return QStringLiteral("/v1/probe");
+    return QString::fromLatin1(Protocol::ProbeRoute);
 }
 // PUT /v1/discard: bytes the receiver reads and drops (the probe, the speed test).
 QNetworkRequest discardRequest(const Endpoint &endpoint, int transferTimeoutMs);
@@ -55,11 +60,11 @@ QString uploadRoute(const QString &uploadId);
 QString completeRoute(const QString &uploadId);
 inline QString createRoute()
 {
-    return QStringLiteral("/v1/uploads");
+    return QString::fromLatin1(Protocol::UploadsRoute);
 }
 inline QString healthRoute()
 {
-    return QStringLiteral("/v1/health");
+    return QString::fromLatin1(Protocol::HealthRoute);
 }
 
 // The same request as a WireRequest, for the engine's transport (which adds the user agent and

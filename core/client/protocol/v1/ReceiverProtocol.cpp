@@ -1,6 +1,6 @@
 #include "ReceiverProtocol.h"
 
-#include "ChunkPlanner.h"
+#include "ChunkLayout.h"
 #include "ReceiverApi.h"
 #include "RefusalMessage.h"
 
@@ -30,11 +30,6 @@ WireRequest fileRequest(const Endpoint &endpoint, const QString &route, const Fi
     request.setHeader("Content-Type", "application/octet-stream");
     request.file = slice;
     return request;
-}
-
-bool isCode(const ApiError &error, QLatin1String code)
-{
-    return error.code == code;
 }
 
 // The receiver's answer to create or to a status query: its upload and the chunks it holds.
@@ -91,8 +86,8 @@ ReceiverProtocol::ReceiverProtocol()
 {
     m_capabilities.name = QStringLiteral("multilane");
     m_capabilities.minChunkSize = 1;
-    m_capabilities.maxChunkSize = ChunkPlanner::MaxChunkSize;
-    m_capabilities.maxChunks = 1 << 20;
+    m_capabilities.maxChunkSize = ChunkLayout::MaxChunkSize;
+    m_capabilities.maxChunks = int(ChunkLayout::MaxChunkCount);
     m_capabilities.firstChunkNumber = 0;
     m_capabilities.chunkChecksum = ChunkChecksumKind::Xxh3;
     m_capabilities.serverVerifiesFile = true;
@@ -113,9 +108,9 @@ ProtocolFailure ReceiverProtocol::failureFor(const ApiError &error, const Endpoi
         failure.kind = FailureKind::Fatal; // the same certificate would be refused again
     else if (RefusalMessage::isBadToken(error))
         failure.kind = FailureKind::BadCredentials;
-    else if (isCode(error, QLatin1String("no_such_upload")))
+    else if (error.is(ProtocolErrorCode::NoSuchUpload))
         failure.kind = FailureKind::Recreate;
-    else if (isCode(error, QLatin1String("checksum_mismatch")))
+    else if (error.is(ProtocolErrorCode::ChecksumMismatch))
         failure.kind = FailureKind::Corrupted;
     else if (error.httpStatus == 503)
         failure.kind = FailureKind::Overloaded;
@@ -164,9 +159,9 @@ Step<HealthOutcome> ReceiverProtocol::readHealth(const Endpoint &endpoint, const
     HealthOutcome outcome;
     outcome.version = answer.body.value(QLatin1String("version")).toString();
     // Optional: receivers before 0.2 do not say.
-    outcome.connectionsPerClient = answer.body.value(QLatin1String("limits"))
+    outcome.connectionsPerClient = answer.body.value(QLatin1String(Protocol::HealthLimits))
                                        .toObject()
-                                       .value(QLatin1String("connectionsPerClient"))
+                                       .value(QLatin1String(Protocol::HealthConnectionsPerClient))
                                        .toInt(0);
     return outcome;
 }
@@ -175,7 +170,8 @@ Exchange ReceiverProtocol::credentialsCheck(const Endpoint &endpoint) const
 {
     // Health is open to everyone (load balancers); an empty probe needs the token like every
     // other route.
-    return {ReceiverApi::wireRequest(endpoint, "GET", ReceiverApi::probeRoute(), QStringLiteral("bytes=0")),
+    return {ReceiverApi::wireRequest(endpoint, "GET", ReceiverApi::probeRoute(),
+                                     QLatin1String(Protocol::ProbeBytesParameter) + QStringLiteral("=0")),
             {}};
 }
 
@@ -228,7 +224,7 @@ Exchange ReceiverProtocol::sendChunk(const UploadContext &upload, const ChunkToS
 {
     WireRequest request = fileRequest(upload.endpoint, ReceiverApi::chunkRoute(upload.uploadId, chunk.index),
                                       {upload.source.localPath, chunk.offset, chunk.length});
-    request.setHeader("X-Chunk-Hash", "xxh3=" + chunk.checksumHex);
+    request.setHeader(Protocol::ChunkHashHeader, "xxh3=" + chunk.checksumHex);
     return {request, chunk.checksumHex};
 }
 
@@ -258,9 +254,9 @@ Step<FinishOutcome> ReceiverProtocol::readComplete(const UploadContext &upload, 
     ProtocolFailure failure = failureFor(*answer.error, upload.endpoint);
     // The receiver lacks chunks, or reset them after a bad whole-file hash: ask it again what it
     // holds and send the rest.
-    if (isCode(*answer.error, QLatin1String("incomplete")) ||
-        isCode(*answer.error, QLatin1String("no_such_upload")) ||
-        isCode(*answer.error, QLatin1String("checksum_mismatch"))) {
+    const ApiError &error = *answer.error;
+    if (error.is(ProtocolErrorCode::Incomplete) || error.is(ProtocolErrorCode::NoSuchUpload) ||
+        error.is(ProtocolErrorCode::ChecksumMismatch)) {
         failure.kind = FailureKind::Recreate;
         failure.message = answer.error->message;
     }
@@ -271,8 +267,8 @@ Exchange ReceiverProtocol::sendWhole(const UploadContext &upload) const
 {
     WireRequest request = fileRequest(upload.endpoint, ReceiverApi::filesRoute(upload.source.destinationPath),
                                       {upload.source.localPath, 0, upload.source.size});
-    request.setHeader("X-Content-SHA256", upload.sha256Hex);
-    request.setHeader("X-Multilane-On-Conflict", conflictPolicyName(upload.onConflict));
+    request.setHeader(Protocol::ContentSha256Header, upload.sha256Hex);
+    request.setHeader(Protocol::OnConflictHeader, conflictPolicyName(upload.onConflict));
     return {request, {}};
 }
 

@@ -24,7 +24,6 @@ QString quotaFigures(const QJsonObject &details)
 QString explain(const ApiError &error, const QString &endpointName)
 {
     const QString said = error.message;
-    const QString &code = error.code;
     switch (error.httpStatus) {
     case 401:
         return QStringLiteral(
@@ -38,14 +37,14 @@ QString explain(const ApiError &error, const QString &endpointName)
     case 413:
         return QStringLiteral("%1 refuses something this large (%2)").arg(endpointName, said);
     case 429:
-        if (code == QLatin1String("too_many_uploads"))
+        if (error.is(ProtocolErrorCode::TooManyUploads))
             return QStringLiteral(
                        "%1 holds too many unfinished uploads for this token (%2): finish or "
                        "cancel some ('multilane status'), or ask the admin to raise --max-unfinished")
                 .arg(endpointName, said);
         break;
     case 507:
-        if (code == QLatin1String("quota_exceeded"))
+        if (error.is(ProtocolErrorCode::QuotaExceeded))
             return QStringLiteral("%1: the token's quota is used up%2 (%3); free space there or ask the "
                                   "receiver's admin for a larger quota")
                 .arg(endpointName, quotaFigures(error.details), said);
