@@ -20,6 +20,7 @@ struct LinkModel {
     double uplink = 24e6;
     double rttMs = 40;
     double queueMs = 0;
+    bool slowStart = false;  // real TCP: a new connection doubles its rate each round trip from 10 segments
     int workLimit = 1 << 30; // requests that can be in flight at most (the work left)
     int cap = 1 << 30;       // connections the receivers allow
 
@@ -51,11 +52,20 @@ struct LinkModel {
                 opened.append(t);
             while (opened.size() > level)
                 opened.removeLast();
+            // Each connection's share: nothing for 1.5 round trips (handshake, first request),
+            // then its cap, or with slow start a rate doubling each round trip up to it.
+            double offeredRate = 0;
             int carrying = 0;
-            for (qint64 at : opened)
-                carrying += t - at >= qint64(1.5 * rttMs) ? 1 : 0;
-            carrying = std::min(carrying, workLimit);
-            bytes += rateAt(carrying) / 100;
+            for (qint64 at : opened) {
+                const double age = double(t - at) - 1.5 * rttMs;
+                if (age < 0 || carrying >= workLimit)
+                    continue;
+                ++carrying;
+                const double start = 10 * 1448 * 1000.0 / rttMs;
+                offeredRate +=
+                    slowStart ? std::min(perConnection, start * std::exp2(age / rttMs)) : perConnection;
+            }
+            bytes += std::min(offeredRate, uplink) / 100;
             busy += std::min(level, workLimit) * 10;
             history.append(bytes);
             const double offered = carrying * perConnection;
@@ -68,7 +78,8 @@ struct LinkModel {
             if (t % 100 == 0) {
                 if (t == errorsAtMs)
                     result.levelBeforeErrors = tuner.level();
-                tuner.update({t, qint64(bytes), errors, busy, overloads, rttMs + queue, rttMs});
+                tuner.update(
+                    {t, qint64(bytes), errors, busy, overloads, rttMs + queue, slowStart ? rttMs : 0});
                 if (t == errorsAtMs) {
                     result.levelAfterErrors = tuner.level();
                     result.reasonAfterErrors = tuner.reason();
@@ -176,6 +187,38 @@ private Q_SLOTS:
         // Not far above what the link needs.
         // (12 is the start; a step up being tried adds a tenth.)
         QVERIFY2(run.finalLevel <= std::max(1.1 * 12, 1.5 * std::ceil(uplink / perConnection)),
+                 qPrintable(what));
+    }
+
+    void slowStartDoesNotHideThePlateau_data()
+    {
+        QTest::addColumn<double>("perConnection");
+        QTest::addColumn<double>("uplink");
+        QTest::addColumn<double>("rttMs");
+        QTest::newRow("2 MB/s, 20 MB/s, 100 ms") << 2e6 << 20e6 << 100.0;
+        QTest::newRow("0.5 MB/s, 30 MB/s, 50 ms") << 0.5e6 << 30e6 << 50.0;
+        QTest::newRow("4 MB/s, 90 MB/s, 200 ms") << 4e6 << 90e6 << 200.0;
+    }
+    void slowStartDoesNotHideThePlateau()
+    {
+        // Real TCP on the path: new connections take a few round trips to reach their rate.
+        // Judging them before that would put the plateau too low.
+        QFETCH(double, perConnection);
+        QFETCH(double, uplink);
+        QFETCH(double, rttMs);
+        LinkModel link{perConnection, uplink, rttMs};
+        link.slowStart = true;
+        link.cap = 256;
+        ConcurrencyTuner tuner(tunerFor(24, link.cap, rttMs));
+        const LinkModel::Run run = link.run(tuner, 30000);
+        const QString what = QStringLiteral("level %1 (needs %2), steady %3-%4 MB/s, 90 %% after %5 ms")
+                                 .arg(run.finalLevel)
+                                 .arg(std::ceil(uplink / perConnection))
+                                 .arg(run.steadyMin / 1e6, 0, 'f', 1)
+                                 .arg(run.steadyMax / 1e6, 0, 'f', 1)
+                                 .arg(run.firstTo90Ms);
+        QVERIFY2(run.steadyMin >= 0.9 * uplink, qPrintable(what));
+        QVERIFY2(run.finalLevel <= std::max(1.1 * 24, 1.5 * std::ceil(uplink / perConnection) + 3),
                  qPrintable(what));
     }
 

@@ -28,7 +28,9 @@ qint64 ConcurrencyTuner::settleMs() const
 {
     // A new connection's handshake takes a round trip, and the first acknowledgements of its
     // bytes half another.
-    return std::max<qint64>(50, qint64(1.5 * m_rttMs) + 10);
+    // Where TCP itself spans the round trip (a real path, not a proxy next door), a new connection
+    // also climbs out of slow start, doubling its window each round trip: a few more of them.
+    return std::max<qint64>({50, qint64(1.5 * m_rttMs) + 10, qint64(4 * m_tcpRttMs)});
 }
 
 void ConcurrencyTuner::startWindow(const Sample &sample)
@@ -55,6 +57,7 @@ void ConcurrencyTuner::setLevel(int level)
         return;
     m_level = level;
     m_changedAtMs = m_window.startMs;
+    m_warmingRate = -1; // the first window at the new level starts the warm-up check
 }
 
 void ConcurrencyTuner::setMaximum(int maximum)
@@ -82,6 +85,8 @@ int ConcurrencyTuner::update(const Sample &sample)
     // endpoint check): behind a proxy or an emulated link, TCP sees only the first hop.
     if (sample.rttMs > 0)
         m_rttMs = std::max(sample.rttMs, m_requestRttMs);
+    if (sample.minRttMs > 0)
+        m_tcpRttMs = sample.minRttMs;
     if (sample.minRttMs > 0)
         m_floorRttMs = sample.minRttMs;
     if (m_window.startMs < 0) {
@@ -123,6 +128,17 @@ int ConcurrencyTuner::update(const Sample &sample)
     }
     const double rate = double(sample.bytes - m_window.bytes) / double(sample.nowMs - m_window.startMs);
     startWindow(sample);
+    // New connections on a real path climb out of slow start for several round trips: while the
+    // rate at this level still rises window after window, it is not this level's rate yet (for
+    // at most 8 round trips: a link that is simply fast must not wait for ever).
+    const bool realPath = m_tcpRttMs >= 10;
+    if (m_phase == Phase::Ramp && realPath && (m_warmingRate < 0 || rate > m_warmingRate * 1.1) &&
+        sample.nowMs - m_changedAtMs < settleMs() + qint64(8 * m_tcpRttMs)) {
+        m_warmingRate = rate;
+        return m_level;
+    }
+    m_warmingRate = 0;
+    m_bestPerConnection = std::max(m_bestPerConnection, rate / m_level);
     if (m_phase == Phase::Ramp)
         judgeRamp(rate);
     else
@@ -204,8 +220,10 @@ void ConcurrencyTuner::judgeSteady(double rate, const Sample &sample)
     if (m_probing) {
         m_probing = false;
         const bool up = m_level > m_probeFrom;
-        const bool paid = rate > m_plateauRate * (1 + m_options.gainToKeep);
-        const bool held = rate >= m_plateauRate * (1 - m_options.gainToKeep);
+        // Against the window just before the step, not the running plateau: that one has a
+        // memory, and a slow drift down in it would let step after step down seem to hold.
+        const bool paid = rate > m_rateBeforeProbe * (1 + m_options.gainToKeep);
+        const bool held = rate >= m_rateBeforeProbe * (1 - m_options.gainToKeep);
         if ((up && paid) || (!up && held)) {
             // Up and it paid: keep it and go on. Down and goodput held: fewer is as good.
             if (up && ++m_paidProbes >= 2) {
@@ -219,13 +237,17 @@ void ConcurrencyTuner::judgeSteady(double rate, const Sample &sample)
             }
             m_plateauRate = std::max(m_plateauRate, rate);
             m_plateauLevel = m_level;
-            m_windowsSinceProbe = m_options.probeEveryWindows; // try the next step at once
-            if (!up)
+            m_windowsSinceProbe = m_options.probeEveryWindows; // the next step the same way, at once
+            m_probeDown = !up;
+            m_descending = !up;
+            if (!up && m_queueing)
                 m_limit = QStringLiteral("more only filled a queue on the path");
         } else {
             m_paidProbes = 0;
             setLevel(m_probeFrom);
             m_windowsSinceProbe = -m_options.probeEveryWindows; // a longer wait before the next try
+            m_probeDown = up; // the other way next time (if the connections are crowded)
+            m_descending = false;
         }
         return;
     }
@@ -239,13 +261,21 @@ void ConcurrencyTuner::judgeSteady(double rate, const Sample &sample)
         return;
     }
     m_plateauRate = 0.8 * m_plateauRate + 0.2 * rate; // follows a link that drifts
-    const bool queueing = m_floorRttMs > 0 && sample.rttMs > m_options.queueingRtt * m_floorRttMs + 5;
+    m_queueing = m_floorRttMs > 0 && sample.rttMs > m_options.queueingRtt * m_floorRttMs + 5;
     if (++m_windowsSinceProbe < m_options.probeEveryWindows)
         return;
     m_windowsSinceProbe = 0;
     m_probeFrom = m_level;
-    if (queueing && m_level > m_options.minimum) {
-        // The round trip is up while goodput is not: a queue is filling. Try fewer.
+    m_rateBeforeProbe = rate;
+    ++m_probes;
+    // Up, or down where the connections clearly share the uplink: each carries well below what one
+    // carried at a lower level, so there are more than the link needs (a search that overshot,
+    // its first windows undersold by slow start, comes down this way; at the knee a step down
+    // would only cost goodput). While the round trip is up and goodput is not, a queue is
+    // filling: down.
+    const bool crowded = m_bestPerConnection > 0 && rate / m_level < m_options.crowded * m_bestPerConnection;
+    const bool down = (m_descending || (m_probeDown && crowded) || m_queueing) && m_level > m_options.minimum;
+    if (down) {
         m_probing = true;
         setLevel(m_level - std::max(1, m_level / 10));
     } else if (m_level < m_options.maximum) {

@@ -30,6 +30,7 @@ public:
         double lossToRecheck = 0.2; // busy but this much slower than the plateau: search again
         double busyToJudge = 0.85;  // a window is judged only when its connections were this busy
         double queueingRtt = 1.5;   // a round trip this many times its floor is a queue filling
+        double crowded = 0.75;      // connections carrying less than this of the best: more than needed
     };
 
     // Running totals at one moment.
@@ -87,6 +88,7 @@ private:
     qint64 m_changedAtMs = 0;
     double m_rttMs;
     double m_requestRttMs = 0; // a request's round trip, end to end
+    double m_tcpRttMs = 0;     // the connections' own, without queueing (their smallest)
     double m_floorRttMs = 0;
     // The last judged window: its level and rate (bytes per ms).
     int m_lastLevel = 0;
@@ -96,10 +98,17 @@ private:
     int m_windowsSinceProbe = 0;
     bool m_probing = false; // the current level is a trial step up (or down, for the queue)
     int m_probeFrom = 0;
-    int m_backoffHold = 0;     // windows to wait after backing off before growing again
-    int m_paidProbes = 0;      // steps up in a row that paid
-    bool m_confirming = false; // a second window at this level, the first being unclear
-    double m_firstRate = 0;    // the first window's rate then
+    int m_backoffHold = 0;          // windows to wait after backing off before growing again
+    int m_paidProbes = 0;           // steps up in a row that paid
+    bool m_confirming = false;      // a second window at this level, the first being unclear
+    bool m_probeDown = false;       // the next steady-state step goes down
+    bool m_queueing = false;        // the round trip is up on its floor
+    double m_bestPerConnection = 0; // the most one connection carried in any judged window
+    double m_rateBeforeProbe = 0;   // the window before a steady-state step
+    int m_probes = 0;               // steady-state steps tried
+    bool m_descending = false;      // the last step down held: the next goes down too
+    double m_warmingRate = -1;      // the last window's rate while new connections warm up
+    double m_firstRate = 0;         // the first window's rate then
     QString m_reason;
     QString m_limit; // what stopped the growth, for reason()
 };
