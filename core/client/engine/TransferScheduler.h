@@ -171,7 +171,7 @@ private:
     QHash<WireCall *, InFlight> m_inFlight;
     qint64 m_bytesAcknowledged = 0;
     qint64 m_bytesInFlight = 0;
-    qint64 m_bytesSent = 0; // every byte sent, resends included: the rate
+    qint64 m_bytesSent = 0;       // every byte sent, resends included: the rate
     qint64 m_bytesDelivered = -1; // acknowledged at the TCP level (the transport's count), -1: unknown
     RateMeter m_rate;
     RateLimiter m_limiter;
