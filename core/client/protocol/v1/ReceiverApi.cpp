@@ -1,6 +1,7 @@
 #include "ReceiverApi.h"
 
 #include "NetworkTransport.h"
+#include "ReplyEnd.h"
 #include "TlsTrust.h"
 
 #include <QCoreApplication>
@@ -120,8 +121,9 @@ ApiReply read(const WireReply &reply)
 
 ApiReply read(QNetworkReply *reply)
 {
-    reply->deleteLater();
-    return read(NetworkTransport::readReply(*reply));
+    const WireReply wire = NetworkTransport::readReply(*reply);
+    ReplyEnd::release(reply);
+    return read(wire);
 }
 
 WireRequest wireRequest(const Endpoint &endpoint, const QByteArray &method, const QString &route,
