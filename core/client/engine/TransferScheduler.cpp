@@ -506,9 +506,9 @@ void TransferScheduler::sendComplete(TransferJob &job, const EndpointLease &leas
 
 // ---- bookkeeping -----------------------------------------------------------------------------
 
-void TransferScheduler::retryJobLater(TransferJob &job, const QString &what)
+void TransferScheduler::retryJobLater(TransferJob &job, const QString &what, bool unanswered)
 {
-    const int attempts = job.bumpAttempts();
+    const int attempts = unanswered ? 1 : job.bumpAttempts();
     if (attempts >= m_options.maxAttempts && m_monitor.isOnline()) {
         finishJob(job, TransferState::Failed,
                   QStringLiteral("gave up after %1 attempts: %2").arg(attempts).arg(what), true);

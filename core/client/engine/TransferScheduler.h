@@ -146,7 +146,9 @@ private:
     // Compares the chunks the server already holds with the source once both are known.
     void checkHeldChunks(TransferJob &job);
 
-    void retryJobLater(TransferJob &job, const QString &what);
+    // unanswered: no answer came at all (the endpoint's fault, not the file's): it uses up none of
+    // the file's attempts and waits only the first retry's delay.
+    void retryJobLater(TransferJob &job, const QString &what, bool unanswered = false);
     void cancelRequests(int jobId); // -1: every job
     void abortOnServer(const TransferJob &job);
     void onOnlineChanged(bool online);
