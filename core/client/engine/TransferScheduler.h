@@ -68,6 +68,9 @@ public:
     // tuner, or for a fixed count. rttMs: the round trip the check measured (0: not known).
     void capacityChanged(double rttMs = 0);
     bool isSelfTuned() const { return m_options.tuneConnections; }
+    // Before capacityChanged() and start(): TransferOptions::startLevel.
+    void setStartLevel(int level) { m_options.startLevel = level; }
+    const ConcurrencyTuner &tuner() const { return m_tuner; }
     const UploadProtocol &protocol() const { return *m_services.protocol; }
 
     int jobCount() const { return m_jobs.count(); }
@@ -173,7 +176,7 @@ private:
     QHash<WireCall *, InFlight> m_inFlight;
     qint64 m_bytesAcknowledged = 0;
     qint64 m_bytesInFlight = 0;
-    qint64 m_bytesSent = 0; // every byte sent, resends included: the rate
+    qint64 m_bytesSent = 0;       // every byte sent, resends included: the rate
     qint64 m_bytesDelivered = -1; // acknowledged at the TCP level (the transport's count), -1: unknown
     RateMeter m_rate;
     RateLimiter m_limiter;
