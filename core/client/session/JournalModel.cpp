@@ -91,6 +91,12 @@ void JournalModel::addWarning(const QString &warning)
 void JournalModel::rememberLink(const LinkMemory &memory)
 {
     m_links.insert(memory.network, memory);
+    if (m_links.size() > MaxLinks) {
+        const auto oldest =
+            std::min_element(m_links.begin(), m_links.end(),
+                             [](const LinkMemory &a, const LinkMemory &b) { return a.takenMs < b.takenMs; });
+        m_links.erase(oldest);
+    }
     m_dirty = true;
 }
 
@@ -211,7 +217,7 @@ QByteArray JournalModel::compacted() const
     QList<LinkMemory> links = m_links.values();
     std::sort(links.begin(), links.end(),
               [](const LinkMemory &a, const LinkMemory &b) { return a.takenMs > b.takenMs; });
-    for (const LinkMemory &memory : links.mid(0, MaxLinks))
+    for (const LinkMemory &memory : std::as_const(links))
         log += JournalRecords::frame(JournalRecords::compact(JournalRecords::link(memory)));
     for (const JournalBatch &batch : live.batches)
         log += JournalRecords::frame(JournalRecords::compact(JournalRecords::batch(batch)));

@@ -31,7 +31,7 @@ public:
     JournalFile *find(const QString &key);
     const JournalFile *find(const QString &key) const;
     void addWarning(const QString &warning);
-    // The last link estimate of each network; compaction keeps the MaxLinks most recent.
+    // The last link estimate of each network, of the MaxLinks networks seen last.
     void rememberLink(const LinkMemory &memory);
     const LinkMemory *link(const QString &network) const;
     static constexpr int MaxLinks = 8;
