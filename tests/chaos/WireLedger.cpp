@@ -132,27 +132,22 @@ WireLedger::Totals WireLedger::totals() const
     for (const Request &request : m_requests) {
         ++totals.requests;
         totals.wire += request.bytes();
-        if (request.status == 0 || m_inFlightAtKills.contains(request.id)) {
-            totals.inFlight += request.bytes();
-            ++totals.inFlightRequests;
-            if (request.carriesData() && request.status >= 200 && request.status < 300)
-                arrived.insert(dataKey(request));
-            continue;
-        }
-        if (request.kind == Kind::Probe) {
-            totals.probe += request.bytes();
-            continue;
-        }
-        totals.control += request.headBytes;
-        if (!request.carriesData()) {
-            totals.control += request.bodyBytes;
-        } else if (request.status < 200 || request.status >= 300) {
-            totals.dataRefused += request.bodyBytes;
-        } else if (arrived.contains(dataKey(request))) {
-            totals.dataTwice += request.bodyBytes;
-        } else {
+        const bool stored = request.carriesData() && request.status >= 200 && request.status < 300;
+        if (stored && !arrived.contains(dataKey(request))) {
+            // The first time this chunk or file was stored: the data, whatever a kill did after.
             arrived.insert(dataKey(request));
             totals.dataAnswered += request.bodyBytes;
+            totals.control += request.headBytes;
+        } else if (request.status == 0 || m_inFlightAtKills.contains(request.id)) {
+            totals.inFlight += request.bytes();
+            ++totals.inFlightRequests;
+        } else if (request.kind == Kind::Probe) {
+            totals.probe += request.bytes();
+        } else if (request.carriesData()) {
+            (stored ? totals.dataTwice : totals.dataRefused) += request.bodyBytes;
+            totals.control += request.headBytes;
+        } else {
+            totals.control += request.bytes();
         }
     }
     return totals;

@@ -33,14 +33,17 @@ public:
         qint64 bytes() const { return headBytes + bodyBytes; }
         bool carriesData() const { return kind == Kind::Chunk || kind == Kind::WholeFile; }
     };
+    // Where every byte went; they add up to `wire`.
     struct Totals {
         qint64 wire = 0;         // every byte of every request
-        qint64 inFlight = 0;     // of requests a kill caught in flight, or that never got an answer
-        qint64 dataAnswered = 0; // chunk and whole-file bodies answered 2xx, first time each
-        qint64 dataTwice = 0;    // chunk and whole-file bodies answered 2xx again, not in flight at a kill
-        qint64 dataRefused = 0;  // chunk and whole-file bodies answered otherwise, not in flight at a kill
-        qint64 probe = 0;        // link probes (PUT /v1/discard)
-        qint64 control = 0;      // everything else: heads, creates, completes, checks
+        qint64 dataAnswered = 0; // chunk and whole-file bodies the first time each was stored (2xx)
+        // Requests a kill caught in flight (no answer had reached the client), or that never got
+        // one, other than a first store: the bytes the kills cost.
+        qint64 inFlight = 0;
+        qint64 dataTwice = 0;   // bodies stored again, not in flight at a kill: paid twice for nothing
+        qint64 dataRefused = 0; // bodies answered otherwise, not in flight at a kill
+        qint64 probe = 0;       // link probes (PUT /v1/discard, GET /v1/probe)
+        qint64 control = 0;     // everything else: heads, creates, queries, completes, checks
         int requests = 0;
         int inFlightRequests = 0;
     };
