@@ -11,6 +11,7 @@
 #   SEED=N     the links' and the kills' seed (default: a new one each run; printed)
 #   LINKS=3    rows (the issue's link, then drawn ones)
 #   LOGS=DIR   keep every process's stderr and stdout below DIR/<row>
+#   CLIENT=PATH  another build's `multilane` (a before-and-after comparison; the receiver is this one)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build}"
@@ -40,6 +41,7 @@ for spec in "${rows[@]}"; do
     [ -n "${LOGS:-}" ] && logs="$LOGS/$row"
     output=$(QT_QPA_PLATFORM=offscreen MULTILANE_CHAOS=bench MULTILANE_CHAOS_SEED="$kill_seed" \
         MULTILANE_CHAOS_RATE="$rate" MULTILANE_CHAOS_RTT_MS="$rtt" MULTILANE_CHAOS_LOGS="$logs" \
+        MULTILANE_CHAOS_CLIENT="${CLIENT:-$PWD/$build/app/multilane}" \
         "$build/tests/chaos/tst_chaos" 2>&1) || true
     result=$(grep -o 'chaos-result .*' <<< "$output" | tail -1)
     passed=$(grep -c '^PASS   : TestChaos::killCycle' <<< "$output" || true)

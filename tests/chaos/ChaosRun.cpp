@@ -133,7 +133,9 @@ void ChaosRun::startClient()
     if (!m_kills.isEmpty() && m_kills.constLast().victim == KillPlan::Victim::Client &&
         m_kills.constLast().backMs < 0)
         m_kills.last().backMs = m_ledger.nowMs();
-    m_client->start(QStringLiteral(MULTILANE_CLIENT_BIN), clientArguments());
+    // MULTILANE_CHAOS_CLIENT: another build's client, for a before-and-after row.
+    m_client->start(qEnvironmentVariable("MULTILANE_CHAOS_CLIENT", QStringLiteral(MULTILANE_CLIENT_BIN)),
+                    clientArguments());
 }
 
 void ChaosRun::onClientExited(int exitCode, QProcess::ExitStatus status)
