@@ -1,6 +1,7 @@
 #include "JsonEventWriter.h"
 
 #include "LinkEstimate.h"
+#include "ResumeJournalTypes.h"
 #include "TransferScheduler.h"
 
 #include <QFile>
@@ -83,7 +84,17 @@ void JsonEventWriter::writeLink(const LinkEstimate &estimate)
            {QStringLiteral("chunkSize"), estimate.chunkSize}});
 }
 
-void JsonEventWriter::writeSummary(const TransferProgress &p, const QJsonArray &endpoints)
+void JsonEventWriter::writeRememberedLink(const LinkMemory &memory, qint64 ageSeconds)
+{
+    write({{QStringLiteral("event"), QStringLiteral("linkRemembered")},
+           {QStringLiteral("connections"), memory.connections},
+           {QStringLiteral("bytesPerSecond"), qint64(memory.bytesPerSecond)},
+           {QStringLiteral("chunkSize"), memory.chunkSize},
+           {QStringLiteral("ageSeconds"), ageSeconds}});
+}
+
+void JsonEventWriter::writeSummary(const TransferProgress &p, const QJsonArray &endpoints,
+                                   const QJsonArray &notSent)
 {
     const double seconds = double(p.elapsedMs) / 1000.0;
     write({{QStringLiteral("event"), QStringLiteral("summary")},
@@ -95,6 +106,7 @@ void JsonEventWriter::writeSummary(const TransferProgress &p, const QJsonArray &
            {QStringLiteral("bytesSent"), p.bytesSent},
            {QStringLiteral("seconds"), seconds},
            {QStringLiteral("endpoints"), endpoints},
+           {QStringLiteral("notSent"), notSent},
            {QStringLiteral("connections"), connectionsOf(p)},
            {QStringLiteral("bytesPerSecond"), seconds > 0 ? qint64(double(p.bytesSent) / seconds) : 0}});
 }

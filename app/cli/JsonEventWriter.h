@@ -10,6 +10,7 @@ namespace multilane {
 
 class TransferScheduler;
 struct LinkEstimate;
+struct LinkMemory;
 struct TransferProgress;
 
 // --json: one event per line on stdout, flushed at once, for scripts to read as it happens.
@@ -25,7 +26,12 @@ public:
     void writeState(const QString &state);
     // {"event":"link","bytesPerSecond":…,"rttMs":…,"chunkSize":…}: the link measured again
     void writeLink(const LinkEstimate &estimate);
-    void writeSummary(const TransferProgress &progress, const QJsonArray &endpoints);
+    // {"event":"linkRemembered","connections":…,"bytesPerSecond":…,"ageSeconds":…}: the tuner
+    // starts where a recent run on this network settled
+    void writeRememberedLink(const LinkMemory &memory, qint64 ageSeconds);
+    // notSent: {"path","reason"} of each entry found and not sent (a FIFO, a link to a folder…)
+    void writeSummary(const TransferProgress &progress, const QJsonArray &endpoints,
+                      const QJsonArray &notSent = {});
 
 private:
     void write(const QJsonObject &event);

@@ -1,5 +1,6 @@
 #include "UploadCommand.h"
 
+#include "ByteSize.h"
 #include "ConsoleReporter.h"
 #include "EndpointPool.h"
 #include "JsonEventWriter.h"
@@ -9,6 +10,7 @@
 #include "TransferScheduler.h"
 #include "UploadRun.h"
 
+#include <QDateTime>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QTimer>
@@ -47,9 +49,13 @@ void UploadCommand::start()
     for (const QString &error : scan.errors)
         reportError(error);
     m_scanErrors = int(scan.errors.size());
+    m_skipped = scan.skipped;
     if (scan.files.isEmpty()) {
         if (m_scanErrors == 0)
-            m_console->printLine(QStringLiteral("nothing to send: the folders named hold no files"));
+            m_console->printLine(QStringLiteral("nothing to send: the folders named hold no regular files"));
+        printSkipped();
+        if (m_json)
+            m_json->writeSummary(TransferProgress{}, {}, skippedAsJson());
         finish(m_scanErrors > 0 ? 1 : 0);
         return;
     }
@@ -100,6 +106,18 @@ void UploadCommand::makeRun(const UploadPlan &plan)
             m_console->printLine(
                 QStringLiteral("the network changed; could not measure the link again (%1)").arg(why));
     });
+    connect(&run, &UploadRun::startsFromRememberedLink, this, [this](const LinkMemory &memory) {
+        const qint64 ageSeconds = (QDateTime::currentMSecsSinceEpoch() - memory.takenMs) / 1000;
+        if (!m_request.quiet)
+            m_console->printLine(
+                QStringLiteral("starting at %1 connections, where this network settled %2 s ago "
+                               "(%3); tuning goes on from there")
+                    .arg(memory.connections)
+                    .arg(ageSeconds)
+                    .arg(ByteSize::formatRate(memory.bytesPerSecond)));
+        if (m_json)
+            m_json->writeRememberedLink(memory, ageSeconds);
+    });
     connect(&scheduler, &TransferScheduler::onlineChanged, this, [this](bool online) {
         m_console->printLine(
             online ? QStringLiteral("an endpoint answers again; continuing")
@@ -130,6 +148,7 @@ void UploadCommand::onTransferFinished()
     const TransferScheduler &scheduler = m_run->scheduler();
     const TransferProgress progress = scheduler.progress();
     m_console->printSummary(progress);
+    printSkipped();
     if (m_json) {
         QJsonArray endpoints;
         const QList<EndpointStats> &stats = scheduler.endpointStats();
@@ -139,9 +158,32 @@ void UploadCommand::onTransferFinished()
                                          {QStringLiteral("bytes"), stats.at(i).bytes},
                                          {QStringLiteral("failures"), stats.at(i).failures}});
         }
-        m_json->writeSummary(progress, endpoints);
+        m_json->writeSummary(progress, endpoints, skippedAsJson());
     }
     finish(progress.filesFailed > 0 || m_scanErrors > 0 ? 1 : 0);
+}
+
+void UploadCommand::printSkipped()
+{
+    if (m_skipped.isEmpty())
+        return;
+    constexpr qsizetype Shown = 20;
+    m_console->printLine(
+        QStringLiteral("not sent, %1 entries that are not regular files:").arg(m_skipped.size()));
+    for (const SourceScanner::Skipped &entry : m_skipped.mid(0, Shown))
+        m_console->printLine(QStringLiteral("  %1: %2").arg(entry.path, entry.reason));
+    if (m_skipped.size() > Shown)
+        m_console->printLine(
+            QStringLiteral("  and %1 more (--json lists them all)").arg(m_skipped.size() - Shown));
+}
+
+QJsonArray UploadCommand::skippedAsJson() const
+{
+    QJsonArray entries;
+    for (const SourceScanner::Skipped &entry : m_skipped)
+        entries.append(
+            QJsonObject{{QStringLiteral("path"), entry.path}, {QStringLiteral("reason"), entry.reason}});
+    return entries;
 }
 
 void UploadCommand::reportError(const QString &message, const QString &path)

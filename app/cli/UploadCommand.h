@@ -2,8 +2,10 @@
 
 #include "CommandLine.h"
 #include "ResumePlan.h"
+#include "SourceScanner.h"
 
 #include <QFile>
+#include <QJsonArray>
 #include <QObject>
 #include <memory>
 
@@ -45,6 +47,9 @@ private:
     void makeRun(const UploadPlan &plan);
     void onTransferFinished();
     void reportError(const QString &message, const QString &path = {});
+    // The entries not sent (FIFOs, links to folders…), each with why, for the summary.
+    void printSkipped();
+    QJsonArray skippedAsJson() const;
     void finish(int exitCode);
 
     UploadRequest m_request;
@@ -56,6 +61,7 @@ private:
     std::unique_ptr<ConsoleReporter> m_console;
     std::unique_ptr<JsonEventWriter> m_json;
     int m_scanErrors = 0;
+    QList<SourceScanner::Skipped> m_skipped; // what the scan found and does not send, with why
 };
 
 } // namespace multilane

@@ -41,6 +41,58 @@ std::optional<QString> problem(const QByteArray &utf8Path)
     return std::nullopt;
 }
 
+static bool isHexDigit(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static bool startsEscape(const QByteArray &bytes, qsizetype at)
+{
+    return bytes.at(at) == '%' && at + 2 < bytes.size() && isHexDigit(bytes.at(at + 1)) &&
+           isHexDigit(bytes.at(at + 2));
+}
+
+QString escapeName(const QString &localName)
+{
+    const QByteArray bytes = localName.toUtf8();
+    QByteArray escaped;
+    escaped.reserve(bytes.size());
+    for (qsizetype i = 0; i < bytes.size(); ++i) {
+        const auto byte = static_cast<unsigned char>(bytes.at(i));
+        if (byte < 0x20 || byte == 0x7f || byte == '\\' || startsEscape(bytes, i)) {
+            escaped += '%';
+            escaped += QByteArray::number(byte, 16).toUpper().rightJustified(2, '0');
+        } else {
+            escaped += char(byte);
+        }
+    }
+    return QString::fromUtf8(escaped);
+}
+
+QString unescapeName(const QString &destinationName)
+{
+    const QByteArray bytes = destinationName.toUtf8();
+    QByteArray plain;
+    plain.reserve(bytes.size());
+    for (qsizetype i = 0; i < bytes.size(); ++i) {
+        if (startsEscape(bytes, i)) {
+            plain += char(bytes.mid(i + 1, 2).toInt(nullptr, 16));
+            i += 2;
+        } else {
+            plain += bytes.at(i);
+        }
+    }
+    return QString::fromUtf8(plain);
+}
+
+QString escapeComponents(const QString &relativePath)
+{
+    QStringList parts = relativePath.split(QLatin1Char('/'));
+    for (QString &part : parts)
+        part = escapeName(part);
+    return parts.join(QLatin1Char('/'));
+}
+
 QString join(const QString &left, const QString &right)
 {
     QStringList parts;

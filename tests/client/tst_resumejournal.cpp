@@ -439,6 +439,47 @@ private Q_SLOTS:
         QCOMPARE(again.state().warnings, QStringList());
     }
 
+    // What the tuner settled at, per network: the newer estimate of a network replaces the older,
+    // it survives a reload and compaction (which keeps the most recent few), and a file's end
+    // does not take it along.
+    void linkEstimatesAreKeptPerNetwork()
+    {
+        QTemporaryDir dir;
+        const auto memory = [](const QString &network, qint64 takenMs, int connections) {
+            return LinkMemory{network, takenMs, connections, 1e6 * connections, 12.5, 4 << 20};
+        };
+        {
+            ResumeJournal journal(dir.path());
+            QCOMPARE(errorOf(journal.open()), QString());
+            const QString batch = journal.addBatch(sampleBatch());
+            journal.endFile(*journal.addFile(batch, sourceFile(QStringLiteral("done"))));
+            journal.rememberLink(memory(QStringLiteral("home"), 1000, 6));
+            journal.rememberLink(memory(QStringLiteral("office"), 2000, 40));
+            journal.rememberLink(memory(QStringLiteral("home"), 3000, 9));
+            QCOMPARE(journal.rememberedLink(QStringLiteral("home"))->connections, 9);
+            QVERIFY(!journal.rememberedLink(QStringLiteral("cafe")));
+        }
+        auto reloaded = std::make_unique<ResumeJournal>(dir.path());
+        QCOMPARE(errorOf(reloaded->open()), QString());
+        QCOMPARE(reloaded->state().warnings, QStringList());
+        const std::optional<LinkMemory> home = reloaded->rememberedLink(QStringLiteral("home"));
+        QVERIFY(home.has_value());
+        QCOMPARE(home->takenMs, 3000);
+        QCOMPARE(home->connections, 9);
+        QCOMPARE(home->bytesPerSecond, 9e6);
+        QCOMPARE(home->rttMs, 12.5);
+        QCOMPARE(home->chunkSize, qint64(4 << 20));
+        QCOMPARE(home->perConnection(), 1e6);
+        QCOMPARE(reloaded->rememberedLink(QStringLiteral("office"))->connections, 40);
+        for (int i = 0; i < JournalModel::MaxLinks; ++i)
+            reloaded->rememberLink(memory(QStringLiteral("net%1").arg(i), 10000 + i, 1));
+        reloaded.reset(); // releases the lock for the next open(), which compacts
+        ResumeJournal compacted(dir.path());
+        QCOMPARE(errorOf(compacted.open()), QString());
+        QVERIFY(compacted.rememberedLink(QStringLiteral("net0")));
+        QVERIFY(!compacted.rememberedLink(QStringLiteral("home"))); // the oldest went
+    }
+
     void secondWriterIsRefused()
     {
         QTemporaryDir dir;

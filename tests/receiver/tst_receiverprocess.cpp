@@ -142,6 +142,21 @@ private Q_SLOTS:
         QCOMPARE(readStored(QStringLiteral("inbox/") + QFileInfo(source).fileName()), data);
     }
 
+    // A client's escaped newline ("%0A" in the stored name) is logged as stored: it once filled a
+    // place marker of the log line ("new201Aline.txt -> … %4").
+    void escapedNamesAreLoggedAsStored()
+    {
+        m_receiver = std::make_unique<ReceiverProcess>(m_storage->path()); // not --quiet: it logs
+        QVERIFY2(m_receiver->start(1), qPrintable(m_receiver->errorText()));
+        QCOMPARE(
+            finish(m_network.put(QNetworkRequest(endpoint(0, "/v1/files/new%250Aline.txt")), "x")).status,
+            201);
+        QCOMPARE(readStored(QStringLiteral("new%0Aline.txt")), QByteArray("x"));
+        QByteArray logged;
+        QTRY_VERIFY_WITH_TIMEOUT((logged += m_receiver->takeStderr()).contains(" -> 201 "), 10000);
+        QVERIFY2(logged.contains("PUT /v1/files/new%0Aline.txt -> 201 {"), logged.constData());
+    }
+
     void sameChunkToTwoPortsAtOnce()
     {
         const QByteArray data = ServiceHarness::testData(8 << 20, 3);

@@ -38,7 +38,9 @@ bool ReceiverProcess::launch(const QString &listen, int ports)
     m_process.setProcessChannelMode(QProcess::SeparateChannels);
     QObject::disconnect(&m_process, &QProcess::readyReadStandardError, nullptr, nullptr);
     QObject::connect(&m_process, &QProcess::readyReadStandardError, &m_process, [this] {
-        m_stderrTail.append(m_process.readAllStandardError());
+        const QByteArray logged = m_process.readAllStandardError();
+        m_stderrAll.append(logged);
+        m_stderrTail.append(logged);
         m_stderrTail = m_stderrTail.right(16384);
     });
     m_process.start(QStringLiteral(MULTILANE_RECEIVER_BIN), arguments);
@@ -66,6 +68,14 @@ bool ReceiverProcess::launch(const QString &listen, int ports)
         return false;
     }
     return true;
+}
+
+QByteArray ReceiverProcess::takeStderr()
+{
+    m_stderrAll.append(m_process.readAllStandardError());
+    QByteArray logged;
+    logged.swap(m_stderrAll);
+    return logged;
 }
 
 void ReceiverProcess::kill()

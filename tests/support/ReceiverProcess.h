@@ -24,6 +24,9 @@ public:
     QString errorText() const { return m_errorText; }
     // The last 16 KiB the receiver logged (complete after the process has finished).
     QByteArray stderrTail() const { return m_stderrTail; }
+    // Everything the receiver logged since the last call, across restarts (for tests that read
+    // the whole log, e.g. for Qt's warnings).
+    QByteArray takeStderr();
     QProcess &process() { return m_process; }
 
 private:
@@ -35,4 +38,5 @@ private:
     QList<QUrl> m_urls;
     QString m_errorText;
     QByteArray m_stderrTail;
+    QByteArray m_stderrAll;
 };

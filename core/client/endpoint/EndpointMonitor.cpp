@@ -3,6 +3,11 @@
 #include "UploadProtocol.h"
 #include "WireTransport.h"
 
+#include <QLoggingCategory>
+
+// QT_LOGGING_RULES="multilane.endpoints.debug=true" shows the circuit breaker's decisions.
+Q_LOGGING_CATEGORY(lcEndpoints, "multilane.endpoints", QtWarningMsg)
+
 namespace multilane {
 
 EndpointMonitor::EndpointMonitor(EndpointPool &pool, const UploadProtocol &protocol, WireTransport &transport,
@@ -35,6 +40,8 @@ void EndpointMonitor::takeOut(int endpoint, const QString &why)
     const bool wasOnline = isOnline();
     m_pool.setUp(endpoint, false);
     m_states[endpoint].probeDelayMs = m_options.firstProbeDelayMs;
+    m_states[endpoint].out.start();
+    qCDebug(lcEndpoints) << "out:" << endpoint << why;
     Q_EMIT endpointDown(endpoint, why);
     if (wasOnline && !isOnline())
         Q_EMIT onlineChanged(false);
@@ -55,7 +62,10 @@ void EndpointMonitor::scheduleProbe(int endpoint)
         scheduled.waiting = false;
         probe(endpoint);
     });
-    state.probeDelayMs = std::min(state.probeDelayMs * 2, m_options.maxProbeDelayMs);
+    const bool quick = state.out.isValid() && state.out.elapsed() < m_options.quickPeriodMs;
+    const int ceiling =
+        quick ? std::min(m_options.quickProbeDelayMs, m_options.maxProbeDelayMs) : m_options.maxProbeDelayMs;
+    state.probeDelayMs = std::min(state.probeDelayMs * 2, ceiling);
 }
 
 void EndpointMonitor::networkReachable()
@@ -75,6 +85,7 @@ void EndpointMonitor::networkReachable()
 
 void EndpointMonitor::probe(int endpoint)
 {
+    qCDebug(lcEndpoints) << "checking" << endpoint << "after" << m_states[endpoint].out.elapsed() << "ms out";
     m_states[endpoint].inFlight = true;
     sendProbe(endpoint, m_protocol.health(m_pool.endpoint(endpoint)));
 }
@@ -99,6 +110,8 @@ void EndpointMonitor::onProbeAnswered(int endpoint, bool healthy)
 {
     State &state = m_states[endpoint];
     state.inFlight = false;
+    qCDebug(lcEndpoints) << "check of" << endpoint << (healthy ? "answered" : "failed") << "after"
+                         << state.out.elapsed() << "ms out";
     if (!healthy) {
         scheduleProbe(endpoint);
         return;

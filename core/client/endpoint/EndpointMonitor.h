@@ -2,6 +2,7 @@
 
 #include "EndpointPool.h"
 
+#include <QElapsedTimer>
 #include <QList>
 #include <QObject>
 #include <QTimer>
@@ -25,6 +26,11 @@ public:
         int firstProbeDelayMs = 250;
         int maxProbeDelayMs = 30000;
         int probeTimeoutMs = 5000;
+        // For this long after an endpoint goes out it is re-checked at least this often, so a
+        // receiver restarted (or a link back) within a minute gets data again within about
+        // quickProbeDelayMs and a round trip; a check of a closed port costs nothing on the wire.
+        int quickProbeDelayMs = 500;
+        int quickPeriodMs = 60000;
     };
 
     // Health checks go out through `transport`, built and read by `protocol`.
@@ -53,6 +59,7 @@ private:
         bool waiting = false;  // a probe is scheduled
         bool inFlight = false; // a probe is running
         int generation = 0;    // a scheduled probe of an older generation was superseded
+        QElapsedTimer out;     // since it was taken out
     };
     void scheduleProbe(int endpoint);
     void probe(int endpoint);

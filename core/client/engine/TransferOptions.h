@@ -26,6 +26,10 @@ struct TransferOptions {
     // Find the number of connections by measuring (up to `connections`), instead of using it
     // as given; and weigh endpoints by their measured goodput.
     bool tuneConnections = false;
+    // Where a self-tuned search starts (0: the default for the endpoints and round trip): the
+    // level a recent run settled at on the same network. Chunk sizes expect it until the tuner
+    // settles.
+    int startLevel = 0;
     bool scoreEndpoints = true;
     // A resumed upload whose held chunks no longer match the source (changed in place, size and
     // mtime kept): true sends those chunks again (the result is the file as it is now), false

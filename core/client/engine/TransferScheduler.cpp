@@ -2,6 +2,7 @@
 
 #include <QFileInfo>
 #include <QLoggingCategory>
+#include <algorithm>
 #include <climits>
 
 // QT_LOGGING_RULES="multilane.tuner.debug=true" shows each of the tuner's decisions.
@@ -19,6 +20,8 @@ static ConcurrencyTuner::Options tunerOptionsFor(const EndpointPool &pool, const
     ConcurrencyTuner::Options tuning;
     const int perEndpoint = rttMs >= 20 ? 8 : 4;
     tuning.start = std::min(perEndpoint * std::max(1, pool.endpointCount()), options.connections);
+    if (options.startLevel > 0)
+        tuning.start = std::clamp(options.startLevel, 1, std::max(1, options.connections));
     tuning.initialRttMs = rttMs > 0 ? rttMs : tuning.initialRttMs;
     tuning.minimum = 1;
     tuning.maximum = options.connections;
@@ -258,6 +261,8 @@ int TransferScheduler::expectedConnections() const
         return m_connections;
     if (m_tuner.isSettled())
         return m_tuner.level();
+    if (m_options.startLevel > 0)
+        return std::min(m_options.startLevel, m_options.connections);
     // Still searching. Across a LAN a few connections fill the link; across a path with a round
     // trip, per-connection limits (a window, a shaper) may call for all the receivers allow.
     constexpr double LanRttMs = 2;
@@ -506,9 +511,9 @@ void TransferScheduler::sendComplete(TransferJob &job, const EndpointLease &leas
 
 // ---- bookkeeping -----------------------------------------------------------------------------
 
-void TransferScheduler::retryJobLater(TransferJob &job, const QString &what)
+void TransferScheduler::retryJobLater(TransferJob &job, const QString &what, bool unanswered)
 {
-    const int attempts = job.bumpAttempts();
+    const int attempts = unanswered ? 1 : job.bumpAttempts();
     if (attempts >= m_options.maxAttempts && m_monitor.isOnline()) {
         finishJob(job, TransferState::Failed,
                   QStringLiteral("gave up after %1 attempts: %2").arg(attempts).arg(what), true);

@@ -68,6 +68,9 @@ public:
     // tuner, or for a fixed count. rttMs: the round trip the check measured (0: not known).
     void capacityChanged(double rttMs = 0);
     bool isSelfTuned() const { return m_options.tuneConnections; }
+    // Before capacityChanged() and start(): TransferOptions::startLevel.
+    void setStartLevel(int level) { m_options.startLevel = level; }
+    const ConcurrencyTuner &tuner() const { return m_tuner; }
     const UploadProtocol &protocol() const { return *m_services.protocol; }
 
     int jobCount() const { return m_jobs.count(); }
@@ -146,7 +149,9 @@ private:
     // Compares the chunks the server already holds with the source once both are known.
     void checkHeldChunks(TransferJob &job);
 
-    void retryJobLater(TransferJob &job, const QString &what);
+    // unanswered: no answer came at all (the endpoint's fault, not the file's): it uses up none of
+    // the file's attempts and waits only the first retry's delay.
+    void retryJobLater(TransferJob &job, const QString &what, bool unanswered = false);
     void cancelRequests(int jobId); // -1: every job
     void abortOnServer(const TransferJob &job);
     void onOnlineChanged(bool online);

@@ -111,7 +111,7 @@ void TransferScheduler::handleAnswer(TransferJob &job, InFlight &request, const 
             onCompleteFailure(job, failure);
         } else if (retriable) {
             putBack(job, request);
-            retryJobLater(job, failure.message);
+            retryJobLater(job, failure.message, !failure.answered());
         } else {
             finishJob(job, TransferState::Failed, failure.message, failure.isWorthResumingLater());
         }

@@ -3,6 +3,7 @@
 #include "NoDelaySockets.h"
 #include "ProbeUploadBody.h"
 #include "ReceiverApi.h"
+#include "ReplyEnd.h"
 #include "SpeedTest.h"
 
 #include <QNetworkAccessManager>
@@ -39,18 +40,25 @@ void BandwidthProbe::measureRtt(int remaining)
     // the best of the others is the round trip.
     auto *timer = new QElapsedTimer;
     timer->start();
+    const Endpoint &endpoint = m_endpoints.at(m_rttEndpoint);
     QNetworkReply *reply = m_managers.first()->get(
-        ReceiverApi::request(m_endpoints.first(), ReceiverApi::healthRoute(), m_options.timeoutMs));
-    connect(reply, &QNetworkReply::finished, this, [this, reply, timer, remaining] {
+        ReceiverApi::request(endpoint, ReceiverApi::healthRoute(), m_options.timeoutMs));
+    connect(reply, &QNetworkReply::finished, this, [this, reply, timer, remaining, endpoint] {
         const double ms = double(timer->nsecsElapsed()) / 1e6;
         delete timer;
         const ApiReply answer = ReceiverApi::read(reply);
+        if (answer.error && !answer.error->isTlsFailure() && m_rttEndpoint + 1 < m_endpoints.size()) {
+            // One endpoint gone (a receiver restarting) is no reason to give up: the next one.
+            ++m_rttEndpoint;
+            measureRtt(3);
+            return;
+        }
         if (answer.error) {
             // A TLS failure's message names the endpoint and the fix already.
             Q_EMIT failed(answer.error->isTlsFailure()
                               ? answer.error->message
                               : QStringLiteral("%1 does not answer: %2")
-                                    .arg(m_endpoints.first().displayName(), answer.error->message));
+                                    .arg(endpoint.displayName(), answer.error->message));
             return;
         }
         if (remaining < 3 && (m_bestRttMs < 0 || ms < m_bestRttMs))
@@ -141,7 +149,7 @@ void BandwidthProbe::sendUpload(int index, qint64 bytes)
 bool BandwidthProbe::streamEnded(QNetworkReply *reply)
 {
     m_streams.removeOne(reply);
-    reply->deleteLater();
+    ReplyEnd::release(reply);
     if (m_done)
         return false; // aborted at the end
     if (reply->error() == QNetworkReply::NoError)
@@ -151,7 +159,7 @@ bool BandwidthProbe::streamEnded(QNetworkReply *reply)
     m_sampleTimer.stop();
     const QList<QNetworkReply *> others = m_streams;
     for (QNetworkReply *other : others)
-        other->abort();
+        ReplyEnd::abortIfRunning(*other);
     Q_EMIT failed(QStringLiteral("the probe %1 failed: %2")
                       .arg(m_options.direction == Direction::Upload ? QStringLiteral("upload")
                                                                     : QStringLiteral("download"),
@@ -203,7 +211,7 @@ void BandwidthProbe::finish()
     m_sampleTimer.stop();
     const QList<QNetworkReply *> running = m_streams;
     for (QNetworkReply *reply : running)
-        reply->abort();
+        ReplyEnd::abortIfRunning(*reply);
     Q_EMIT finished(ChunkSizer::choose(bytesPerSecond, std::max(0.0, m_bestRttMs), m_options.connections));
 }
 

@@ -79,6 +79,7 @@ private:
     ThroughputSampler m_sampler;
     qint64 m_streamBytes = 0; // received (download), or handed to the sockets (upload)
     double m_bestRttMs = -1;
+    qsizetype m_rttEndpoint = 0; // the endpoint the round trip is measured with
     bool m_done = false;
 };
 

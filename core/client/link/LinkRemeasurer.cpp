@@ -15,7 +15,7 @@ LinkRemeasurer::LinkRemeasurer(TransferScheduler &scheduler,
     , m_probeOptions(probeOptions)
 {
     connect(&scheduler, &TransferScheduler::onlineChanged, this, [this](bool online) {
-        if (online)
+        if (online && (!m_gate || m_gate()))
             remeasure();
     });
 }

@@ -5,6 +5,7 @@
 #include "LinkEstimate.h"
 
 #include <QObject>
+#include <functional>
 #include <memory>
 
 class QNetworkAccessManager;
@@ -28,6 +29,12 @@ public:
     ~LinkRemeasurer() override;
 
     void remeasure();
+    // Asked when the scheduler comes back online: false skips the measurement (the owner can tell
+    // the network is the one it was). Unset: always measure.
+    void setOnlineGate(std::function<bool()> networkMayHaveChanged)
+    {
+        m_gate = std::move(networkMayHaveChanged);
+    }
     bool isMeasuring() const { return m_probe != nullptr; }
 
 Q_SIGNALS:
@@ -42,6 +49,7 @@ private:
     QList<Endpoint> m_endpoints;
     BandwidthProbe::Options m_probeOptions;
     std::unique_ptr<BandwidthProbe> m_probe;
+    std::function<bool()> m_gate;
 };
 
 } // namespace multilane

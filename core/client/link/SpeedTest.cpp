@@ -3,6 +3,7 @@
 #include "NoDelaySockets.h"
 #include "ProbeUploadBody.h"
 #include "ReceiverApi.h"
+#include "ReplyEnd.h"
 
 #include <QNetworkAccessManager>
 #include <algorithm>
@@ -122,18 +123,19 @@ void SpeedTest::send(int stream)
         *sentSoFar = sent;
     });
     connect(reply, &QNetworkReply::finished, this, [this, reply, startMs] {
-        reply->deleteLater();
         m_replies.removeOne(reply);
-        if (m_stage == Stage::Idle)
-            return; // aborted at the end of a phase
-        const ApiReply answer = ReceiverApi::read(reply);
+        if (m_stage == Stage::Idle) {
+            ReplyEnd::release(reply); // aborted at the end of a phase
+            return;
+        }
+        const ApiReply answer = ReceiverApi::read(reply); // and lets it go
         if (answer.error) {
             m_stage = Stage::Idle;
             m_tick.stop();
             m_awaitDeadline.stop();
             const QList<QNetworkReply *> others = m_replies;
             for (QNetworkReply *other : others)
-                other->abort();
+                ReplyEnd::abortIfRunning(*other);
             Q_EMIT failed(answer.error->message);
             return;
         }
@@ -181,7 +183,7 @@ void SpeedTest::concludePhase()
     m_stage = Stage::Idle;
     const QList<QNetworkReply *> unfinished = m_replies;
     for (QNetworkReply *reply : unfinished)
-        reply->abort();
+        ReplyEnd::abortIfRunning(*reply);
     const double rate = rateOver(m_spans, m_windowStartMs, m_windowEndMs);
     if (!m_multi) {
         m_result.singleBytesPerSecond = rate;

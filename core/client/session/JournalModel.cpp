@@ -88,6 +88,24 @@ void JournalModel::addWarning(const QString &warning)
     m_dirty = true;
 }
 
+void JournalModel::rememberLink(const LinkMemory &memory)
+{
+    m_links.insert(memory.network, memory);
+    if (m_links.size() > MaxLinks) {
+        const auto oldest =
+            std::min_element(m_links.begin(), m_links.end(),
+                             [](const LinkMemory &a, const LinkMemory &b) { return a.takenMs < b.takenMs; });
+        m_links.erase(oldest);
+    }
+    m_dirty = true;
+}
+
+const LinkMemory *JournalModel::link(const QString &network) const
+{
+    const auto it = m_links.constFind(network);
+    return it == m_links.cend() ? nullptr : &*it;
+}
+
 bool JournalModel::apply(const QJsonObject &record)
 {
     const QString type = record.value(QLatin1String("t")).toString();
@@ -97,6 +115,12 @@ bool JournalModel::apply(const QJsonObject &record)
         if (batch)
             addBatch(*batch);
         return batch.has_value();
+    }
+    if (type == QLatin1String("link")) {
+        const std::optional<LinkMemory> memory = JournalRecords::readLink(record);
+        if (memory)
+            rememberLink(*memory);
+        return memory.has_value();
     }
     if (type == QLatin1String("file")) {
         const QString batchId = record.value(QLatin1String("batch")).toString();
@@ -181,6 +205,7 @@ const JournalModel::Snapshot &JournalModel::view() const
     for (const FileEntry *entry : liveFiles)
         m_snapshot.files.append(entry->file);
     m_snapshot.warnings = m_warnings;
+    m_snapshot.links = m_links.values();
     m_dirty = false;
     return m_snapshot;
 }
@@ -189,6 +214,11 @@ QByteArray JournalModel::compacted() const
 {
     const Snapshot &live = view();
     QByteArray log;
+    QList<LinkMemory> links = m_links.values();
+    std::sort(links.begin(), links.end(),
+              [](const LinkMemory &a, const LinkMemory &b) { return a.takenMs > b.takenMs; });
+    for (const LinkMemory &memory : std::as_const(links))
+        log += JournalRecords::frame(JournalRecords::compact(JournalRecords::link(memory)));
     for (const JournalBatch &batch : live.batches)
         log += JournalRecords::frame(JournalRecords::compact(JournalRecords::batch(batch)));
     for (const JournalFile &file : live.files) {

@@ -16,6 +16,7 @@ public:
         QList<JournalBatch> batches; // in creation order; only batches with live files
         QList<JournalFile> files;    // in the order they were (last) added
         QStringList warnings;        // damaged or unreadable records, each said with its consequence
+        QList<LinkMemory> links;     // the last link estimate of each network
     };
 
     bool hasBatch(const QString &id) const { return m_batches.contains(id); }
@@ -30,6 +31,10 @@ public:
     JournalFile *find(const QString &key);
     const JournalFile *find(const QString &key) const;
     void addWarning(const QString &warning);
+    // The last link estimate of each network, of the MaxLinks networks seen last.
+    void rememberLink(const LinkMemory &memory);
+    const LinkMemory *link(const QString &network) const;
+    static constexpr int MaxLinks = 8;
 
     // Applies one record read from disk; false when it is not one this version understands.
     bool apply(const QJsonObject &record);
@@ -51,6 +56,7 @@ private:
     };
     QHash<QString, BatchEntry> m_batches;
     QHash<QString, FileEntry> m_files;
+    QHash<QString, LinkMemory> m_links; // network -> the last estimate taken on it
     quint64 m_nextOrder = 0;
     QStringList m_warnings;
     mutable Snapshot m_snapshot;

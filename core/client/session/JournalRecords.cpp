@@ -187,4 +187,29 @@ QJsonObject end(const QString &key)
     return {{QStringLiteral("t"), QStringLiteral("end")}, {QStringLiteral("key"), key}};
 }
 
+QJsonObject link(const LinkMemory &memory)
+{
+    return {{QStringLiteral("t"), QStringLiteral("link")},
+            {QStringLiteral("network"), memory.network},
+            {QStringLiteral("taken"), memory.takenMs},
+            {QStringLiteral("connections"), memory.connections},
+            {QStringLiteral("bytesPerSecond"), memory.bytesPerSecond},
+            {QStringLiteral("rttMs"), memory.rttMs},
+            {QStringLiteral("chunkSize"), memory.chunkSize}};
+}
+
+std::optional<LinkMemory> readLink(const QJsonObject &record)
+{
+    LinkMemory memory;
+    memory.network = record.value(QLatin1String("network")).toString();
+    memory.takenMs = record.value(QLatin1String("taken")).toInteger();
+    memory.connections = record.value(QLatin1String("connections")).toInt();
+    memory.bytesPerSecond = record.value(QLatin1String("bytesPerSecond")).toDouble();
+    memory.rttMs = record.value(QLatin1String("rttMs")).toDouble();
+    memory.chunkSize = record.value(QLatin1String("chunkSize")).toInteger();
+    if (memory.network.isEmpty() || memory.takenMs <= 0 || memory.connections <= 0)
+        return std::nullopt;
+    return memory;
+}
+
 } // namespace multilane::JournalRecords

@@ -35,5 +35,8 @@ QJsonObject end(const QString &key);
 
 std::optional<JournalBatch> readBatch(const QJsonObject &record);
 
+QJsonObject link(const LinkMemory &memory);
+std::optional<LinkMemory> readLink(const QJsonObject &record);
+
 } // namespace JournalRecords
 } // namespace multilane

@@ -117,6 +117,8 @@ std::optional<QString> ResumeJournal::open()
         model->addBatch(batch);
     for (const JournalFile &file : loaded.files)
         model->addFile(file);
+    for (const LinkMemory &memory : loaded.links)
+        model->rememberLink(memory);
     if (auto error = m_log->rewrite(model->compacted()))
         return error;
     m_model = std::move(model);
@@ -189,6 +191,18 @@ void ResumeJournal::endFile(const QString &key)
 {
     if (m_model->remove(key))
         append(JournalRecords::compact(JournalRecords::end(key)));
+}
+
+void ResumeJournal::rememberLink(const LinkMemory &memory)
+{
+    m_model->rememberLink(memory);
+    append(JournalRecords::compact(JournalRecords::link(memory)));
+}
+
+std::optional<LinkMemory> ResumeJournal::rememberedLink(const QString &network) const
+{
+    const LinkMemory *memory = m_model->link(network);
+    return memory ? std::optional<LinkMemory>(*memory) : std::nullopt;
 }
 
 std::optional<QString> ResumeJournal::flush()

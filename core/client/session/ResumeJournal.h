@@ -61,6 +61,10 @@ public:
     void acknowledgeChunk(const QString &key, int chunk, const QByteArray &receipt = {});
     // The file is done, skipped, or failed for good: it leaves the journal.
     void endFile(const QString &key);
+    // What the tuner settled at on memory.network (replacing the older estimate of that network).
+    void rememberLink(const LinkMemory &memory);
+    // The last estimate taken on `network`, if any.
+    std::optional<LinkMemory> rememberedLink(const QString &network) const;
     // fdatasyncs the log (for Ctrl-C and exit); returns the first write error since open(), if any.
     std::optional<QString> flush();
 

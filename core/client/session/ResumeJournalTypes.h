@@ -34,4 +34,16 @@ struct JournalFile {
     QHash<int, QByteArray> receipts; // chunk -> the server's receipt (ours: XXH3; S3: ETag)
 };
 
+// What a run's tuner settled at on one network, kept so a run soon after on the same network
+// (a resume after a crash, the next upload) starts there instead of searching again.
+struct LinkMemory {
+    QString network;           // NetworkIdentity::of() the endpoints
+    qint64 takenMs = 0;        // ms since the epoch
+    int connections = 0;       // the level the tuner settled at
+    double bytesPerSecond = 0; // the goodput it held there
+    double rttMs = 0;
+    qint64 chunkSize = 0; // the largest chunk the run used (automatic chunk size)
+    double perConnection() const { return connections > 0 ? bytesPerSecond / connections : 0; }
+};
+
 } // namespace multilane

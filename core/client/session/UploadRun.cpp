@@ -4,6 +4,7 @@
 #include "EndpointPool.h"
 #include "HealthCheck.h"
 #include "LinkRemeasurer.h"
+#include "NetworkIdentity.h"
 #include "NetworkManagers.h"
 #include "ReachabilityHint.h"
 #include "ReceiverProtocol.h"
@@ -41,6 +42,8 @@ UploadRun::UploadRun(const UploadPlan &plan, ResumeJournal *journal, Reachabilit
     , m_journal(journal)
     , m_reachability(reachability)
     , m_pool(std::make_unique<EndpointPool>(m_plan.endpoints))
+    , m_chunkCap(m_plan.knownLink && m_plan.knownLink->chunkSize > 0 ? m_plan.knownLink->chunkSize
+                                                                     : m_plan.transfer.chunkSize)
 {
     TransferServices services;
     services.protocol = m_plan.protocol;
@@ -150,6 +153,9 @@ void UploadRun::onEndpointsChecked(const QList<std::optional<QString>> &problems
         else
             m_scheduler->excludeEndpoint(i, *problems.at(i));
     }
+    m_network = NetworkIdentity::of(m_plan.endpoints);
+    m_checkRttMs = rttMs;
+    startFromRememberedLink();
     m_scheduler->capacityChanged(rttMs);
     Q_EMIT endpointsChecked(usable, int(problems.size()));
     if (usable == 0 && m_plan.unreachableAtStart == UploadPlan::Unreachable::Exclude) {
@@ -160,6 +166,40 @@ void UploadRun::onEndpointsChecked(const QList<std::optional<QString>> &problems
     }
     if (!m_transferStarted)
         startTransfer(); // waiting for endpoints that do not answer yet
+}
+
+void UploadRun::startFromRememberedLink()
+{
+    if (!m_journal || (m_plan.connectionsFixed && !m_plan.autoChunkSize))
+        return;
+    const std::optional<LinkMemory> memory = m_journal->rememberedLink(m_network);
+    const qint64 age = memory ? QDateTime::currentMSecsSinceEpoch() - memory->takenMs : -1;
+    if (!memory || age < 0 || age > RememberedLinkMs)
+        return;
+    // A start, not a verdict: the tuner goes on judging from there.
+    if (!m_plan.connectionsFixed)
+        m_scheduler->setStartLevel(memory->connections);
+    if (m_plan.autoChunkSize && !m_plan.knownLink && memory->chunkSize > 0) {
+        LinkEstimate chunks;
+        chunks.chunkSize = memory->chunkSize;
+        m_scheduler->adaptTo(chunks);
+        m_chunkCap = memory->chunkSize;
+    }
+    Q_EMIT startsFromRememberedLink(*memory);
+}
+
+void UploadRun::rememberSettledLink()
+{
+    const ConcurrencyTuner &tuner = m_scheduler->tuner();
+    if (!m_journal || !m_scheduler->isSelfTuned() || m_network.isEmpty() || !tuner.isSettled() ||
+        tuner.plateauRate() <= 0)
+        return;
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    // A new record when the level moves, else one now and then so the memory stays recent.
+    if (tuner.level() == m_remembered.connections && now - m_remembered.takenMs < RememberedLinkMs / 4)
+        return;
+    m_remembered = {m_network, now, tuner.level(), tuner.plateauRate(), m_checkRttMs, m_chunkCap};
+    m_journal->rememberLink(m_remembered);
 }
 
 void UploadRun::startTransfer()
@@ -181,13 +221,25 @@ void UploadRun::followNetworkChanges()
     options.durationMs = BandwidthProbe::InPassingMs;
     m_remeasurer =
         std::make_unique<LinkRemeasurer>(*m_scheduler, m_probeManagers->list(), m_plan.endpoints, options);
+    // Back online on the network it left (a receiver restarted, a link that dropped for a while):
+    // the tuner's figures still hold, and a probe would only send throw-away bytes.
+    m_remeasurer->setOnlineGate([this] {
+        const QString network = NetworkIdentity::of(m_plan.endpoints);
+        const bool changed = !NetworkIdentity::sameNetwork(network, m_network);
+        m_network = network;
+        return changed;
+    });
     if (m_reachability) {
         connect(m_reachability, &ReachabilityHint::networkReturned, m_remeasurer.get(),
                 &LinkRemeasurer::remeasure);
         connect(m_reachability, &ReachabilityHint::networkChanged, m_remeasurer.get(),
                 &LinkRemeasurer::remeasure);
     }
-    connect(m_remeasurer.get(), &LinkRemeasurer::remeasured, this, &UploadRun::linkRemeasured);
+    connect(m_remeasurer.get(), &LinkRemeasurer::remeasured, this, [this](const LinkEstimate &estimate) {
+        if (m_plan.autoChunkSize && estimate.chunkSize > 0)
+            m_chunkCap = estimate.chunkSize;
+        Q_EMIT linkRemeasured(estimate);
+    });
     connect(m_remeasurer.get(), &LinkRemeasurer::failed, this, &UploadRun::linkRemeasureFailed);
 }
 
@@ -212,6 +264,7 @@ void UploadRun::attachJournal()
             m_journal->endFile(m_journalKeys.value(id));
     });
     connect(m_scheduler.get(), &TransferScheduler::finished, this, [this] { m_journal->flush(); });
+    connect(m_scheduler.get(), &TransferScheduler::progressChanged, this, &UploadRun::rememberSettledLink);
 }
 
 void UploadRun::retry(int job)

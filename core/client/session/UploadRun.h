@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ResumeJournalTypes.h"
 #include "TransferJob.h"
 #include "UploadPlan.h"
 
@@ -28,6 +29,8 @@ public:
     // journal and reachability may be null (nothing to resume from; no system network hints).
     UploadRun(const UploadPlan &plan, ResumeJournal *journal, ReachabilityHint *reachability,
               QObject *parent = nullptr);
+    // A link estimate in the journal this recent, of the same network, is where a run starts.
+    static constexpr qint64 RememberedLinkMs = 10 * 60 * 1000;
     ~UploadRun() override;
 
     // Files of a new batch, journaled under a batch of their own; held: added paused. May be
@@ -58,6 +61,8 @@ Q_SIGNALS:
     void noUsableEndpoint(const QString &why);
     void linkRemeasured(const multilane::LinkEstimate &estimate); // the network changed under it
     void linkRemeasureFailed(const QString &why);
+    // The tuner starts where a recent run on the same network settled (the journal's memory).
+    void startsFromRememberedLink(const multilane::LinkMemory &memory);
     void transferStarted();
 
 private:
@@ -66,6 +71,8 @@ private:
     void startTransfer();
     void followNetworkChanges();
     void attachJournal();
+    void startFromRememberedLink();
+    void rememberSettledLink();
 
     UploadPlan m_plan;
     ResumeJournal *m_journal;
@@ -79,6 +86,10 @@ private:
     QHash<int, QString> m_batchIds;    // job -> journal batch
     bool m_started = false;
     bool m_transferStarted = false;
+    QString m_network;       // NetworkIdentity of the endpoints, from the endpoint check on
+    double m_checkRttMs = 0; // the endpoint check's round trip
+    qint64 m_chunkCap = 0;   // the largest chunk files not started yet get (automatic size)
+    LinkMemory m_remembered; // what this run last wrote to the journal
 };
 
 } // namespace multilane

@@ -2,6 +2,7 @@
 
 #include "FileRangeDevice.h"
 #include "NoDelaySockets.h"
+#include "ReplyEnd.h"
 #include "TlsTrust.h"
 
 #include <QCoreApplication>
@@ -37,16 +38,15 @@ public:
     {
         if (m_reply) {
             m_reply->disconnect(this);
-            m_reply->deleteLater();
+            ReplyEnd::release(m_reply);
         }
     }
 
     void abort() override
     {
-        // Only a running reply may be aborted: aborting one that has finished makes Qt fail it
-        // a second time ("this method must only be called once").
+        // Only a running reply may be aborted (ReplyEnd): one that has failed or finished ends by itself.
         if (m_reply && !m_done)
-            m_reply->abort();
+            ReplyEnd::abortIfRunning(*m_reply);
     }
     const WireReply &reply() const override { return m_result; }
 
@@ -57,6 +57,8 @@ private:
             return;
         m_done = true;
         m_result = NetworkTransport::readReply(*m_reply);
+        m_reply->disconnect(this);
+        ReplyEnd::release(m_reply);
         Q_EMIT finished();
     }
 
@@ -202,7 +204,10 @@ WireReply NetworkTransport::readReply(QNetworkReply &reply)
     result.reasonPhrase = reply.attribute(QNetworkRequest::HttpReasonPhraseAttribute).toByteArray();
     for (const QNetworkReply::RawHeaderPair &header : reply.rawHeaderPairs())
         result.headers.append({header.first, header.second});
-    result.body = reply.readAll();
+    // An aborted reply (a stall past the transfer timeout, a pause) is closed: it has no body
+    // to read, and reading it makes Qt warn.
+    if (reply.isOpen())
+        result.body = reply.readAll();
     // A refusal status is an answer whatever else Qt says of the connection; an error with no
     // status or with a success status (the answer cut short) means no whole answer came.
     const bool success = result.httpStatus >= 200 && result.httpStatus < 300;

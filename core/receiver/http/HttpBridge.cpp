@@ -398,10 +398,10 @@ std::optional<QString> logLine(const httplib::Request &request, const httplib::R
     // its bytes say nothing to a reader of the log.
     const QString body = response.has_header("Content-Encoding") ? QStringLiteral("(compressed answer)")
                                                                  : printable(response.body);
+    // One arg() for all four: a path holding "%0A" (a client's escaped newline) is not a place
+    // marker for a later arg() to fill.
     return QStringLiteral("%1 %2 -> %3 %4")
-        .arg(printable(request.method), printable(request.path))
-        .arg(response.status)
-        .arg(body);
+        .arg(printable(request.method), printable(request.path), QString::number(response.status), body);
 }
 
 } // namespace multilane::HttpBridge

@@ -2,6 +2,7 @@
 
 #include "NetworkTransport.h"
 #include "ProtocolNames.h"
+#include "ReplyEnd.h"
 #include "TlsTrust.h"
 
 #include <QCoreApplication>
@@ -123,8 +124,9 @@ ApiReply read(const WireReply &reply)
 
 ApiReply read(QNetworkReply *reply)
 {
-    reply->deleteLater();
-    return read(NetworkTransport::readReply(*reply));
+    const WireReply wire = NetworkTransport::readReply(*reply);
+    ReplyEnd::release(reply);
+    return read(wire);
 }
 
 WireRequest wireRequest(const Endpoint &endpoint, const QByteArray &method, const QString &route,
