@@ -55,7 +55,8 @@ S3Result<S3RunSetup> S3RunSetup::prepare(const UploadPlan &plan, const S3Credent
         S3Target::parse(setup.spec.url, urlsOf(setup.gateways), setup.spec.region, setup.spec.addressing);
     if (!target)
         return target.failure();
-    setup.protocol = std::make_shared<S3Protocol>(target.value(), settings.credentials);
+    setup.protocol = std::make_shared<S3Protocol>(target.value(), settings.credentials,
+                                                  S3ProtocolOptions::forTarget(target.value()));
     return setup;
 }
 
