@@ -6,7 +6,9 @@
 # the time per target).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/bootstrap.sh
+# The S3 suites' throwaway Ceph cluster and the second S3 client that reads back (tests/s3),
+# installed once here rather than by suites that ctest runs side by side.
+MULTILANE_BOOTSTRAP_EXTRA="ceph-mon ceph-osd radosgw ceph-common awscli" scripts/bootstrap.sh
 
 echo "== clang-format check"
 mapfile -t sources < <(git ls-files '*.cpp' '*.h')

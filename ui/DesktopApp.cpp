@@ -48,6 +48,10 @@ int DesktopApp::run(QApplication &app)
         tokens.fillTokens(values.endpoints);
         m_settings->update(values);
     }
+    if (UserSettings values = m_settings->values(); !values.s3.accessKeyId.isEmpty()) {
+        values.s3.secretAccessKey = QString::fromUtf8(tokens.read(values.s3.secretKeyName()));
+        m_settings->update(values);
+    }
 
     m_journal = std::make_unique<ResumeJournal>(ResumeJournal::defaultDirectory());
     if (const std::optional<QString> problem = m_journal->open()) {

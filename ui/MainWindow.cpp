@@ -4,6 +4,7 @@
 #include "DropZone.h"
 #include "EndpointsDialog.h"
 #include "ProgressBarDelegate.h"
+#include "S3TargetDialog.h"
 #include "SettingsDialog.h"
 #include "SettingsStore.h"
 #include "SpeedGraph.h"
@@ -190,6 +191,9 @@ void MainWindow::createActions()
         settings->setShortcut(QKeySequence(tr("Ctrl+,")));
     QAction *endpoints = make(tr("&Endpoints…"), QKeySequence(tr("Ctrl+E")), QStringLiteral("network-server"),
                               QStyle::SP_DriveNetIcon, &MainWindow::openEndpoints);
+    QAction *s3Target =
+        make(tr("S&3 target…"), QKeySequence(tr("Ctrl+Shift+E")), QStringLiteral("folder-remote"),
+             QStyle::SP_DriveNetIcon, &MainWindow::openS3Target);
     QAction *quit = make(tr("&Quit"), QKeySequence::Quit, QStringLiteral("application-exit"),
                          QStyle::SP_DialogCloseButton, &MainWindow::close);
 
@@ -204,7 +208,7 @@ void MainWindow::createActions()
     transfers->addSeparator();
     transfers->addActions({m_showInFolder, m_removeSelected, m_clearFinished});
     QMenu *tools = menuBar()->addMenu(tr("T&ools"));
-    tools->addActions({settings, endpoints});
+    tools->addActions({settings, endpoints, s3Target});
 
     QToolBar *toolbar = addToolBar(tr("Main"));
     toolbar->setObjectName(QStringLiteral("mainToolbar"));
@@ -312,6 +316,13 @@ void MainWindow::openEndpoints()
         showProblems({*problem});
     m_settings.update(values);
     m_controller.measureLink(); // new endpoints, new link
+    refreshStatus();
+}
+
+void MainWindow::openS3Target()
+{
+    S3TargetDialog dialog(m_settings, m_tokens, this);
+    dialog.exec();
     refreshStatus();
 }
 

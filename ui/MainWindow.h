@@ -40,6 +40,7 @@ public:
     void offerUnfinished();
     void openSettings();
     void openEndpoints();
+    void openS3Target();        // Tools → S3 target: send to a bucket instead of the receivers
     QString statusText() const; // the status bar's text, for the tray tooltip and tests
 
 Q_SIGNALS:

@@ -42,6 +42,7 @@ QJsonObject toJson(const UserSettings &s)
     object.insert(SettingKeys::onConflict(), QString::fromLatin1(conflictPolicyName(s.onConflict)));
     object.insert(SettingKeys::destination(), s.destination);
     object.insert(SettingKeys::endpoints(), endpointsToJson(s.endpoints, false));
+    object.insert(SettingKeys::s3(), s.s3.toJson());
     return object;
 }
 
@@ -123,6 +124,8 @@ QStringList apply(const QJsonObject &o, UserSettings &s)
             problems.append(
                 QStringLiteral("the endpoint list cannot be used (%1); it is left empty").arg(entries.error));
     }
+    if (o.contains(SettingKeys::s3()))
+        problems += S3TargetSettings::apply(o.value(SettingKeys::s3()).toObject(), s.s3);
     return problems;
 }
 

@@ -11,14 +11,6 @@
 
 namespace multilane {
 
-static QList<QUrl> urlsOf(const QList<Endpoint> &endpoints)
-{
-    QList<QUrl> urls;
-    for (const Endpoint &endpoint : endpoints)
-        urls.append(endpoint.url);
-    return urls;
-}
-
 TransferController::TransferController(SettingsStore &settings, ResumeJournal *journal,
                                        ReachabilityHint *reachability, QObject *parent)
     : QObject(parent)
@@ -63,14 +55,31 @@ UploadPlan TransferController::currentPlan() const
     plan.unreachableAtStart = UploadPlan::Unreachable::Wait;
     if (s.chunkSizeAuto && m_link && m_linkEndpoints == urlsOf(plan.endpoints))
         plan.knownLink = m_link;
+    if (s.s3.enabled)
+        toS3(plan, s.s3);
     return plan;
+}
+
+void TransferController::toS3(UploadPlan &plan, const S3TargetSettings &s3)
+{
+    // The bucket's gateways stand in for the receivers; the link measured to those does not hold.
+    plan.s3 = s3.target;
+    plan.endpoints.clear();
+    for (const QUrl &url : s3.gateways) {
+        Endpoint gateway;
+        gateway.url = url;
+        plan.endpoints.append(gateway);
+    }
+    plan.knownLink.reset();
+    if (!s3.accessKeyId.isEmpty())
+        plan.s3Credentials = S3Credentials{s3.accessKeyId, s3.secretAccessKey, {}, tr("the keyring")};
 }
 
 TransferController::AddResult TransferController::addPaths(const QStringList &paths)
 {
     AddResult result;
     const UserSettings &s = m_settings.values();
-    if (s.enabledEndpoints().isEmpty()) {
+    if (s.enabledEndpoints().isEmpty() && !s.s3.enabled) {
         result.errors.append(
             tr("No endpoint is set up: add one in Settings → Endpoints, then add the files again."));
         return result;
@@ -81,6 +90,13 @@ TransferController::AddResult TransferController::addPaths(const QStringList &pa
     if (scan.files.isEmpty())
         return result;
     UploadSession &session = sessionFor(currentPlan());
+    if (const QString problem = session.run().setupProblem(); !problem.isEmpty()) {
+        // No S3 keys: nothing starts, nothing is journaled; the user fixes it and drops again.
+        m_sessions.pop_back();
+        result.errors.append(problem);
+        result.files = 0;
+        return result;
+    }
     const int first = session.addFiles(scan.files, !s.startOnDrop);
     Q_EMIT jobsAdded(&session, first, int(scan.files.size()));
     return result;
@@ -172,15 +188,26 @@ QStringList TransferController::resumeUnfinished()
     ResumePlan::Options options;
     options.transfer = currentOptions();
     options.unreachableAtStart = UploadPlan::Unreachable::Wait;
+    if (m_settings.values().s3.enabled) {
+        UploadPlan s3;
+        toS3(s3, m_settings.values().s3);
+        options.s3Credentials = s3.s3Credentials; // the keyring's, for S3 batches
+    }
     const ResumePlan plan(*m_journal, options);
     for (const QString &notice : plan.notices())
         Q_EMIT warning(notice);
+    QStringList problems = plan.problems();
     for (const ResumePlan::Batch &batch : plan.batches()) {
         UploadSession &session = sessionFor(batch.plan);
+        if (const QString problem = session.run().setupProblem(); !problem.isEmpty()) {
+            m_sessions.pop_back(); // left in the journal for when the keys are there
+            problems.append(problem);
+            continue;
+        }
         const int first = session.addResumed(batch);
         Q_EMIT jobsAdded(&session, first, int(batch.files.size()));
     }
-    return plan.problems();
+    return problems;
 }
 
 void TransferController::discardUnfinished()

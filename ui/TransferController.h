@@ -86,6 +86,8 @@ Q_SIGNALS:
 
 private:
     UploadSession &sessionFor(const UploadPlan &plan);
+    // The S3 target in place of the endpoints, with the keyring's keys when it has them.
+    static void toS3(UploadPlan &plan, const S3TargetSettings &s3);
 
     SettingsStore &m_settings;
     ResumeJournal *m_journal;

@@ -10,6 +10,7 @@ UploadSession::UploadSession(const UploadPlan &plan, ResumeJournal *journal, Rea
                              QObject *parent)
     : QObject(parent)
     , m_run(std::make_unique<UploadRun>(plan, journal, reachability))
+    , m_requested(plan)
 {}
 
 UploadSession::~UploadSession() = default;
@@ -34,7 +35,13 @@ QString UploadSession::endpointList() const
 
 bool UploadSession::accepts(const UploadPlan &plan) const
 {
-    const UploadPlan &mine = m_run->plan();
+    const UploadPlan &mine = m_requested;
+    const auto sameKeys = [](const std::optional<S3Credentials> &a, const std::optional<S3Credentials> &b) {
+        return a.has_value() == b.has_value() &&
+               (!a || (a->accessKeyId == b->accessKeyId && a->secretAccessKey == b->secretAccessKey));
+    };
+    if (!(plan.s3 == mine.s3) || !sameKeys(plan.s3Credentials, mine.s3Credentials))
+        return false;
     if (scheduler().isFinished() || plan.endpoints.size() != mine.endpoints.size())
         return false; // a finished scheduler's progress tick does not restart (see the report)
     for (qsizetype i = 0; i < plan.endpoints.size(); ++i) {

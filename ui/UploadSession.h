@@ -49,6 +49,7 @@ public:
 
 private:
     std::unique_ptr<UploadRun> m_run;
+    UploadPlan m_requested; // as asked for: the run's plan has an S3 target's gateways filled in
 };
 
 } // namespace multilane

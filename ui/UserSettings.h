@@ -3,6 +3,7 @@
 #include "ChunkPlanner.h"
 #include "Endpoint.h"
 #include "ReceiverApi.h"
+#include "S3TargetSettings.h"
 
 #include <QList>
 #include <QString>
@@ -39,6 +40,7 @@ struct UserSettings {
     ConflictPolicy onConflict = ConflictPolicy::Rename;
     QString destination; // prefix below the receiver's storage folder, '/'-separated
     QList<EndpointEntry> endpoints;
+    S3TargetSettings s3; // enabled: files go to this bucket instead of the endpoints
 
     QList<Endpoint> enabledEndpoints() const
     {
@@ -95,6 +97,10 @@ inline QString destination()
 inline QString endpoints()
 {
     return QStringLiteral("endpoints");
+}
+inline QString s3()
+{
+    return QStringLiteral("s3");
 }
 } // namespace SettingKeys
 

@@ -3,6 +3,7 @@
 #include "DurationText.h"
 
 #include "ByteSize.h"
+#include "S3RunSetup.h"
 #include "UploadPath.h"
 
 #include <QCommandLineParser>
@@ -17,7 +18,8 @@ QString mainHelp()
         "Usage: multilane <command> [options]\n"
         "\n"
         "Multilane sends many files and many chunks at once over many connections to one or more\n"
-        "multilane-receiver endpoints, so uploads fill the link instead of one TCP window.\n"
+        "multilane-receiver endpoints, or to the gateways of an S3 bucket (--s3), so uploads fill the\n"
+        "link instead of one TCP window.\n"
         "\n"
         "Commands:\n"
         "  upload     send files and folders (multilane upload --help for its options)\n"
@@ -28,8 +30,11 @@ QString mainHelp()
         "  help       show this text\n"
         "  version    show the version\n"
         "\n"
-        "Example:\n"
-        "  multilane upload --endpoint http://recv:9101 --endpoint http://recv:9102 ~/video.mov ~/photos/\n");
+        "Examples:\n"
+        "  multilane upload --endpoint http://recv:9101 --endpoint http://recv:9102 ~/video.mov ~/photos/\n"
+        "  multilane upload --s3 s3://bucket/backups/ --endpoint https://gw1:7480 --endpoint "
+        "https://gw2:7480 \\\n"
+        "                   ~/video.mov   (S3: AWS, Ceph RGW, MinIO; keys as aws-cli finds them)\n");
 }
 
 static QString uploadHelp(const QCommandLineParser &parser)
@@ -40,7 +45,7 @@ static QString uploadHelp(const QCommandLineParser &parser)
            QStringLiteral(
                "\nExit codes: 0 every file arrived verified (or was skipped as identical), 1 some file "
                "failed,\n"
-               "2 bad usage.\n"
+               "2 bad usage (also: no S3 keys found).\n"
                "\nExamples:\n"
                "  multilane upload --endpoint http://recv:9101 --endpoint http://recv:9102 \\\n"
                "                   --endpoint http://recv:9103 --connections 12 ~/video.mov ~/photos/\n"
@@ -53,8 +58,90 @@ static QString uploadHelp(const QCommandLineParser &parser)
                "(maxConnections caps one endpoint; without it the receiver's own limit holds)\n"
                "and an https:// endpoint may add \"caFile\":\"cert.pem\" (read next to the endpoints "
                "file) or\n\"pinSha256\":\"<64 hex digits>\" (see multilane-receiver's 'certificate "
-               "sha256' line).\n");
+               "sha256' line).\n"
+               "\nS3 (AWS S3, Ceph RADOS Gateway, MinIO): --s3 s3://bucket/folder/ sends there; each "
+               "--endpoint\n"
+               "is then a gateway of that store (https://gw1:7480; the parts of one file spread over all of\n"
+               "them); without --endpoint, AWS_ENDPOINT_URL or the profile's endpoint_url, else AWS's "
+               "endpoint\n"
+               "for the region. Keys as aws-cli finds them, never on the command line: AWS_ACCESS_KEY_ID,\n"
+               "AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN), or a profile of ~/.aws/credentials "
+               "(--profile\n"
+               "or AWS_PROFILE, else [default]); AWS_CA_BUNDLE is trusted for https. --dest adds a folder\n"
+               "below the prefix. The journal keeps each upload's id and parts: 'multilane resume' sends "
+               "only\n"
+               "what the bucket lacks.\n"
+               "  AWS_PROFILE=backup multilane upload --s3 s3://my-bucket/photos/ --region eu-west-1 "
+               "~/photos/\n");
 }
+
+// What --s3 and its options ask for; nullopt and no error when --s3 is not given.
+struct S3Options {
+    QCommandLineOption s3{QStringLiteral("s3"),
+                          QStringLiteral("Send to this S3 bucket and folder, e.g. s3://bucket/backups/; each "
+                                         "--endpoint is then a gateway of it (see below)."),
+                          QStringLiteral("s3://BUCKET/PREFIX/")};
+    QCommandLineOption region{QStringLiteral("region"),
+                              QStringLiteral("S3: the bucket's region (default: AWS_REGION, the profile's "
+                                             "region, us-east-1)."),
+                              QStringLiteral("REGION")};
+    QCommandLineOption addressing{QStringLiteral("addressing"),
+                                  QStringLiteral("S3: how the bucket is named in URLs: path (gw/bucket/key), "
+                                                 "virtual (bucket.gw/key), or auto (default: virtual for "
+                                                 "amazonaws.com, path elsewhere)."),
+                                  QStringLiteral("path|virtual|auto")};
+    QCommandLineOption profile{QStringLiteral("profile"),
+                               QStringLiteral("S3: take the keys from this profile of ~/.aws/credentials or "
+                                              "~/.aws/config (as aws --profile)."),
+                               QStringLiteral("NAME")};
+    QList<QCommandLineOption> all() const { return {s3, region, addressing, profile}; }
+
+    // Reads them into `spec`; returns a usage error.
+    std::optional<QString> read(const QCommandLineParser &parser, S3TargetSpec &spec) const
+    {
+        if (!parser.isSet(s3)) {
+            for (const QCommandLineOption &option : {region, addressing, profile}) {
+                if (parser.isSet(option))
+                    return QStringLiteral("--%1 is for S3 targets: add --s3 s3://bucket/folder/")
+                        .arg(option.names().constFirst());
+            }
+            return std::nullopt;
+        }
+        spec.url = parser.value(s3).trimmed();
+        spec.region = parser.value(region).trimmed();
+        spec.profile = parser.value(profile).trimmed();
+        if (parser.isSet(addressing)) {
+            const std::optional<S3Addressing> style =
+                s3AddressingFromName(parser.value(addressing).trimmed());
+            if (!style)
+                return QStringLiteral("--addressing takes path, virtual or auto, not '%1'")
+                    .arg(parser.value(addressing));
+            spec.addressing = *style;
+        }
+        if (parser.isSet(profile) && spec.profile.isEmpty())
+            return QStringLiteral("--profile needs a profile name, as in ~/.aws/credentials");
+        return std::nullopt;
+    }
+
+    // The S3 target with the rest of the request (gateways, the command, a token); a usage error.
+    std::optional<QString> check(const UploadRequest &request, const QString &command, bool tokenGiven) const
+    {
+        if (!request.s3.isSet())
+            return std::nullopt;
+        if (command != QLatin1String("upload"))
+            return QStringLiteral(
+                       "%1 measures multilane-receiver endpoints (it uploads throw-away data to their "
+                       "/v1/discard); an S3 gateway has nothing like it. 'multilane upload --s3 …' finds its "
+                       "connection count by itself while it sends")
+                .arg(command);
+        if (const auto problem = S3RunSetup::targetProblem(request.s3, request.endpoints))
+            return QStringLiteral("--s3: ") + *problem;
+        if (tokenGiven)
+            return QStringLiteral("--token is for multilane-receiver endpoints; S3 keys come from "
+                                  "AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or a profile (--profile)");
+        return std::nullopt;
+    }
+};
 
 static Result usageError(const QString &message)
 {
@@ -91,7 +178,9 @@ Result parse(const QStringList &arguments)
                                   QStringLiteral("Show this help."));
     const QCommandLineOption endpoint(
         QStringLiteral("endpoint"),
-        QStringLiteral("A receiver URL, e.g. http://recv:9101. Repeat for several."), QStringLiteral("URL"));
+        QStringLiteral("A receiver URL, e.g. http://recv:9101 (with --s3: a gateway, https://gw1:7480). "
+                       "Repeat for several."),
+        QStringLiteral("URL"));
     const QCommandLineOption endpointsFile(
         QStringLiteral("endpoints-file"),
         QStringLiteral("Read endpoints from FILE (one URL per line, or JSON)."), QStringLiteral("FILE"));
@@ -104,7 +193,8 @@ Result parse(const QStringList &arguments)
         QStringLiteral("SIZE|auto"), QStringLiteral("auto"));
     const QCommandLineOption dest(
         QStringLiteral("dest"),
-        QStringLiteral("Put everything under SUBDIR of the receiver's storage folder."),
+        QStringLiteral("Put everything under SUBDIR of the receiver's storage folder (S3: below the "
+                       "prefix)."),
         QStringLiteral("SUBDIR"));
     const QCommandLineOption token(QStringLiteral("token"),
                                    QStringLiteral("Bearer token for endpoints that have none of their own "
@@ -158,16 +248,19 @@ Result parse(const QStringList &arguments)
         QStringLiteral("https: accept exactly the receiver certificate with this SHA-256 (64 hex digits, "
                        "printed by multilane-receiver at start), even self-signed; no other."),
         QStringLiteral("HEX"));
+    const S3Options s3Options;
     if (command == QLatin1String("upload")) {
         parser.addOptions({help, endpoint, endpointsFile, connections, chunkSize, dest, token, onConflict,
                            order, limitRate, json, quiet, stateDir, maxOffline, stallTimeout, caFile,
                            pinSha256});
+        parser.addOptions(s3Options.all());
         parser.addPositionalArgument(QStringLiteral("PATH"), QStringLiteral("Files and folders to send."),
                                      QStringLiteral("PATH..."));
     } else if (command == QLatin1String("probe") || command == QLatin1String("speedtest")) {
         parser.setApplicationDescription(
             QStringLiteral("Measure bandwidth and round trip to the endpoints."));
         parser.addOptions({help, endpoint, endpointsFile, token, json, caFile, pinSha256});
+        parser.addOptions(s3Options.all()); // only to refuse them with a reason
     } else if (command == QLatin1String("resume")) {
         parser.setApplicationDescription(
             QStringLiteral("Continue every unfinished upload from the journal."));
@@ -249,6 +342,8 @@ Result parse(const QStringList &arguments)
     }
 
     result.command = Command::Upload;
+    if (const auto problem = s3Options.read(parser, request.s3))
+        return usageError(*problem);
     for (const QString &url : parser.values(endpoint)) {
         Parsed<Endpoint> parsed = EndpointParser::fromUrl(url);
         if (!parsed.value)
@@ -261,9 +356,12 @@ Result parse(const QStringList &arguments)
             return usageError(parsed.error);
         request.endpoints.append(*parsed.value);
     }
-    if (request.endpoints.isEmpty())
+    if (request.endpoints.isEmpty() && !request.s3.isSet())
         return usageError(
-            QStringLiteral("no endpoint given: add --endpoint http://host:port or --endpoints-file FILE"));
+            QStringLiteral("no endpoint given: add --endpoint http://host:port or --endpoints-file "
+                           "FILE, or --s3 s3://bucket/folder/"));
+    if (const auto problem = s3Options.check(request, command, parser.isSet(token)))
+        return usageError(*problem);
     if (isProbe)
         result.command = Command::Probe;
     if (!request.caFile.isEmpty() || !request.pinSha256.isEmpty()) {
@@ -283,7 +381,7 @@ Result parse(const QStringList &arguments)
         sharedToken =
             QProcessEnvironment::systemEnvironment().value(QStringLiteral("MULTILANE_TOKEN")).toUtf8();
     for (Endpoint &e : request.endpoints) {
-        if (e.token.isEmpty())
+        if (e.token.isEmpty() && !request.s3.isSet())
             e.token = sharedToken;
     }
 

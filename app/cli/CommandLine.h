@@ -1,6 +1,7 @@
 #pragma once
 
 #include "Endpoint.h"
+#include "S3TargetSpec.h"
 #include "TransferScheduler.h"
 
 #include <QStringList>
@@ -9,7 +10,8 @@ namespace multilane {
 
 // What `multilane upload` was asked to do, after validation.
 struct UploadRequest {
-    QList<Endpoint> endpoints;
+    QList<Endpoint> endpoints; // receivers, or with s3 set the bucket's gateways (none: AWS's)
+    S3TargetSpec s3;           // --s3 and its options; empty: the endpoints are receivers
     QStringList paths;
     QString destination;
     TransferOptions transfer;

@@ -4,6 +4,7 @@
 #include "ResumeJournal.h"
 #include "UploadCommand.h"
 
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -77,15 +78,23 @@ int ResumeCommand::printStatus(const ResumeJournal &journal, bool json, QFile &o
     const ResumeJournal::Snapshot snapshot = journal.load();
     for (const QString &warning : snapshot.warnings)
         err.write(QStringLiteral("warning: %1\n").arg(warning).toUtf8());
+    QHash<QString, QString> s3Targets; // batch -> s3://bucket/prefix/, for S3 batches
+    for (const JournalBatch &batch : snapshot.batches) {
+        if (batch.s3.isSet())
+            s3Targets.insert(batch.id, batch.s3.url.endsWith(QLatin1Char('/'))
+                                           ? batch.s3.url
+                                           : batch.s3.url + QLatin1Char('/'));
+    }
     QJsonArray files;
     for (const JournalFile &file : snapshot.files) {
+        const QString destination = s3Targets.value(file.batchId) + file.source.destinationPath;
         const qint64 chunk = file.chunkSize;
         qint64 held = 0;
         for (int index : file.acknowledgedChunks)
             held += std::max<qint64>(0, std::min(chunk, file.source.size - qint64(index) * chunk));
         if (json) {
             files.append(QJsonObject{{QStringLiteral("path"), file.source.localPath},
-                                     {QStringLiteral("destination"), file.source.destinationPath},
+                                     {QStringLiteral("destination"), destination},
                                      {QStringLiteral("size"), file.source.size},
                                      {QStringLiteral("bytesAcknowledged"), held},
                                      {QStringLiteral("uploadId"), file.uploadId},
@@ -96,7 +105,7 @@ int ResumeCommand::printStatus(const ResumeJournal &journal, bool json, QFile &o
         out.write(QStringLiteral("%1%  %2 of %3  %4 -> %5\n")
                       .arg(percent, 3)
                       .arg(ByteSize::format(held), ByteSize::format(file.source.size), file.source.localPath,
-                           file.source.destinationPath)
+                           destination)
                       .toUtf8());
     }
     if (json)

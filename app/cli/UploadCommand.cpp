@@ -39,6 +39,7 @@ UploadPlan UploadCommand::planFor(const UploadRequest &request)
     plan.connectionsFixed = request.connectionsFixed;
     plan.autoChunkSize = request.autoChunkSize;
     plan.destination = request.destination;
+    plan.s3 = request.s3;
     plan.unreachableAtStart = UploadPlan::Unreachable::Exclude; // a script wants to know at once
     return plan;
 }
@@ -60,6 +61,8 @@ void UploadCommand::start()
         return;
     }
     makeRun(planFor(m_request));
+    if (refusedSetup())
+        return;
     m_run->addNewFiles(scan.files);
     m_run->start();
 }
@@ -67,8 +70,20 @@ void UploadCommand::start()
 void UploadCommand::startResumed(const ResumePlan::Batch &batch)
 {
     makeRun(batch.plan);
+    if (refusedSetup())
+        return;
     m_run->addResumedFiles(batch.id, batch.files);
     m_run->start();
+}
+
+bool UploadCommand::refusedSetup()
+{
+    // No S3 keys, an unreadable CA bundle: what to set is a usage matter, said before anything runs.
+    if (m_run->setupProblem().isEmpty())
+        return false;
+    reportError(m_run->setupProblem());
+    finish(2);
+    return true;
 }
 
 void UploadCommand::makeRun(const UploadPlan &plan)

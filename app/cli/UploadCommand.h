@@ -19,7 +19,8 @@ class UploadRun;
 
 // `multilane upload`: scans the paths and hands them to an UploadRun (the one upload flow, shared
 // with the window), printing what it says. Emits finished(exitCode): 0 all verified or skipped as
-// identical, 1 anything failed, 130 interrupted (paused; `multilane resume` continues).
+// identical, 1 anything failed, 2 the run cannot start (no S3 keys), 130 interrupted (paused;
+// `multilane resume` continues).
 class UploadCommand : public QObject {
     Q_OBJECT
 public:
@@ -45,6 +46,7 @@ Q_SIGNALS:
 
 private:
     void makeRun(const UploadPlan &plan);
+    bool refusedSetup(); // reported it and finishes with 2
     void onTransferFinished();
     void reportError(const QString &message, const QString &path = {});
     // The entries not sent (FIFOs, links to folders…), each with why, for the summary.

@@ -134,6 +134,74 @@ private Q_SLOTS:
         QVERIFY(!resume.upload.restartChangedFiles);
     }
 
+    void s3Target()
+    {
+        qputenv("MULTILANE_TOKEN", "receiver-token");
+        const auto r =
+            parse({QStringLiteral("upload"), QStringLiteral("--s3"), QStringLiteral("s3://bucket/backups"),
+                   QStringLiteral("--endpoint"), QStringLiteral("https://gw1:7480"),
+                   QStringLiteral("--endpoint"), QStringLiteral("https://gw2:7480/"),
+                   QStringLiteral("--region"), QStringLiteral("eu-west-1"), QStringLiteral("--addressing"),
+                   QStringLiteral("path"), QStringLiteral("--profile"), QStringLiteral("backup"),
+                   QStringLiteral("--dest"), QStringLiteral("2024"), QStringLiteral("x")});
+        qunsetenv("MULTILANE_TOKEN");
+        QVERIFY2(r.error.isEmpty(), qPrintable(r.error));
+        QCOMPARE(r.upload.s3.url, QStringLiteral("s3://bucket/backups"));
+        QCOMPARE(r.upload.s3.region, QStringLiteral("eu-west-1"));
+        QCOMPARE(r.upload.s3.addressing, S3Addressing::Path);
+        QCOMPARE(r.upload.s3.profile, QStringLiteral("backup"));
+        QCOMPARE(r.upload.endpoints.size(), 2);
+        QCOMPARE(r.upload.endpoints.at(1).url.authority(), QStringLiteral("gw2:7480"));
+        QVERIFY(r.upload.endpoints.at(0).token.isEmpty()); // gateways take signatures, not tokens
+        QCOMPARE(r.upload.destination, QStringLiteral("2024"));
+
+        // Without --endpoint: AWS's endpoint for the region, found when the run starts.
+        const auto aws = parse({QStringLiteral("upload"), QStringLiteral("--s3"),
+                                QStringLiteral("s3://bucket/"), QStringLiteral("x")});
+        QVERIFY2(aws.error.isEmpty(), qPrintable(aws.error));
+        QVERIFY(aws.upload.endpoints.isEmpty());
+        QCOMPARE(aws.upload.s3.addressing, S3Addressing::Auto);
+    }
+
+    void s3BadUsageSaysWhatToDo_data()
+    {
+        QTest::addColumn<QStringList>("words");
+        QTest::addColumn<QString>("mentions");
+        const QString s3 = QStringLiteral("--s3");
+        const QString bucket = QStringLiteral("s3://bucket/");
+        const QString upload = QStringLiteral("upload");
+        const QString x = QStringLiteral("x");
+        QTest::newRow("not s3://") << QStringList{upload, s3, QStringLiteral("https://bucket/"), x}
+                                   << QStringLiteral("s3://bucket/folder/");
+        QTest::newRow("no bucket") << QStringList{upload, s3, QStringLiteral("s3:///x"), x}
+                                   << QStringLiteral("names no bucket");
+        QTest::newRow("gateway with a path") << QStringList{upload,
+                                                            s3,
+                                                            bucket,
+                                                            QStringLiteral("--endpoint"),
+                                                            QStringLiteral("https://gw/bucket"),
+                                                            x}
+                                             << QStringLiteral("no path");
+        QTest::newRow("bad addressing")
+            << QStringList{upload, s3, bucket, QStringLiteral("--addressing"), QStringLiteral("dns"), x}
+            << QStringLiteral("path, virtual or auto");
+        QTest::newRow("region without --s3") << QStringList{upload,
+                                                            QStringLiteral("--endpoint"),
+                                                            QStringLiteral("h:1"),
+                                                            QStringLiteral("--region"),
+                                                            QStringLiteral("eu-west-1"),
+                                                            x}
+                                             << QStringLiteral("add --s3");
+        QTest::newRow("token with --s3")
+            << QStringList{upload, s3, bucket, QStringLiteral("--token"), QStringLiteral("t"), x}
+            << QStringLiteral("AWS_ACCESS_KEY_ID");
+        QTest::newRow("probe") << QStringList{QStringLiteral("probe"), s3, bucket}
+                               << QStringLiteral("S3 gateway");
+        QTest::newRow("speedtest") << QStringList{QStringLiteral("speedtest"), s3, bucket}
+                                   << QStringLiteral("S3 gateway");
+    }
+    void s3BadUsageSaysWhatToDo() { badUsageSaysWhatToDo(); }
+
     void endpointsFileFormats()
     {
         const auto lines = EndpointParser::fromFileContents("# receivers\nhttp://a:1\n\n  b:2  \n");

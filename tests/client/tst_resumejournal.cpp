@@ -369,6 +369,44 @@ private Q_SLOTS:
         QVERIFY(journal.state().files.at(0).receipts.isEmpty());
     }
 
+    // An S3 batch comes back with its target (a profile name, never keys), and an upload id as Ceph and
+    // the S3 adapter make them ("2~…", "UPLOADID|KEY" for a renamed object) intact.
+    void s3BatchSurvivesReloadAndCompaction()
+    {
+        QTemporaryDir dir;
+        JournalBatch batch;
+        Endpoint gateway;
+        gateway.url = QUrl(QStringLiteral("https://gw1:7480"));
+        batch.endpoints = {gateway};
+        batch.s3 = {QStringLiteral("s3://my-bucket/backups/"), QStringLiteral("eu-west-1"),
+                    S3Addressing::Path, QStringLiteral("backup")};
+        const QString uploadId = QStringLiteral("2~c-ZNd_ex7ch1A|backups/name (1).ext \"q\" é");
+        QString key;
+        {
+            ResumeJournal journal(dir.path());
+            QCOMPARE(errorOf(journal.open()), QString());
+            key = *journal.addFile(journal.addBatch(batch), sourceFile(QStringLiteral("s")));
+            journal.setUpload(key, uploadId, 5 * 1024 * 1024);
+            journal.acknowledgeChunk(key, 1, "0123456789abcdef0123456789abcdef");
+        }
+        const auto check = [&](const ResumeJournal::Snapshot &snapshot) {
+            QCOMPARE(snapshot.batches.size(), qsizetype(1));
+            QVERIFY(snapshot.batches.at(0).s3 == batch.s3);
+            QCOMPARE(snapshot.batches.at(0).endpoints.at(0).url, gateway.url);
+            QCOMPARE(snapshot.files.at(0).uploadId, uploadId);
+            QCOMPARE(snapshot.files.at(0).receipts.value(1), QByteArray("0123456789abcdef0123456789abcdef"));
+            QCOMPARE(snapshot.warnings, QStringList());
+        };
+        ResumeJournal journal(dir.path());
+        check(journal.load());
+        QCOMPARE(errorOf(journal.open()), QString());
+        check(journal.load()); // compacted
+        QFile log(journal.logPath());
+        QVERIFY(log.open(QIODevice::ReadOnly));
+        const QByteArray text = log.readAll();
+        QVERIFY(text.contains("\"s3\":{"));
+    }
+
     void endRemovesFile()
     {
         QTemporaryDir dir;

@@ -26,6 +26,11 @@ public:
     const QList<QUrl> &gateways() const { return m_gateways; }
     const S3Credentials &credentials() const { return m_credentials; }
     QString region() const { return m_env.value(QStringLiteral("CEPH_S3_REGION")); }
+    // Gateway `index`'s log (from 0), access lines included (RgwAccessLog reads them).
+    QString gatewayLog(int index) const
+    {
+        return m_dir + QStringLiteral("/log/client.rgw.gw%1.log").arg(index + 1);
+    }
     // Kills gateway `index` (from 0) at once with SIGKILL; false when it was not running.
     bool killGateway(int index);
     // Kills gateway `index` (if it still runs) and starts it again on its port; the process runs

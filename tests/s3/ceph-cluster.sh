@@ -42,11 +42,13 @@ ensure_packages() {
     [[ -x /usr/bin/aws ]] || missing=1
     [[ $missing -eq 0 ]] && return 0
     echo "ceph-cluster.sh: installing ${PACKAGES[*]} from Debian" >&2
-    local install=(env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${PACKAGES[@]}")
+    # Several suites may start a cluster at once (ctest -j): each waits for the others' dpkg lock.
+    local install=(env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y
+        --no-install-recommends "${PACKAGES[@]}")
     # The package lists are only fetched when the install fails for want of them: an update
     # costs tens of seconds and is usually not needed on a machine set up by the bootstrap.
     if ! as_root "${install[@]}" >"${TMPDIR:-/tmp}/ceph-cluster-apt.log" 2>&1; then
-        as_root apt-get update >>"${TMPDIR:-/tmp}/ceph-cluster-apt.log" 2>&1 || true
+        as_root apt-get -o DPkg::Lock::Timeout=600 update >>"${TMPDIR:-/tmp}/ceph-cluster-apt.log" 2>&1 || true
         as_root "${install[@]}" >>"${TMPDIR:-/tmp}/ceph-cluster-apt.log" 2>&1 ||
             die "could not install ${PACKAGES[*]} (see ${TMPDIR:-/tmp}/ceph-cluster-apt.log)"
     fi

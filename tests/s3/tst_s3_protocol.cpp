@@ -45,6 +45,18 @@ void TestS3Protocol::capabilities()
     QVERIFY(!can.serverVerifiesFile && !can.serverFixesChunkSize && can.resumesByQuery && !can.hasProbeRoute);
     QCOMPARE(can.maxSingleRequest, qint64(5) << 30);
     QCOMPARE(can.sha256BeforeCreateUpTo, 256 * MiB);
+
+    // Where a copy onto itself only rewrites metadata (not AWS), large files do not wait for it.
+    const auto thresholdFor = [](const QString &gateway) {
+        const S3Target target =
+            S3Target::parse(QStringLiteral("s3://bucket/"), {QUrl(gateway)}, QStringLiteral("eu-west-1"))
+                .value();
+        return S3ProtocolOptions::forTarget(target).sha256BeforeCreateUpTo;
+    };
+    QCOMPARE(thresholdFor(QStringLiteral("https://s3.eu-west-1.amazonaws.com")), 256 * MiB);
+    QCOMPARE(thresholdFor(QStringLiteral("https://rgw1.example.org:7480")),
+             S3ProtocolOptions::Sha256BeforeCreateWhenCopyIsCheap);
+    QCOMPARE(S3ProtocolOptions::Sha256BeforeCreateWhenCopyIsCheap, 16 * MiB);
 }
 
 void TestS3Protocol::healthAndCredentials()

@@ -8,6 +8,18 @@
 #include <QJsonObject>
 #include <QRegularExpression>
 
+namespace multilane {
+
+QList<QUrl> urlsOf(const QList<Endpoint> &endpoints)
+{
+    QList<QUrl> urls;
+    for (const Endpoint &endpoint : endpoints)
+        urls.append(endpoint.url);
+    return urls;
+}
+
+} // namespace multilane
+
 namespace multilane::EndpointParser {
 
 Parsed<Endpoint> fromUrl(const QString &text)

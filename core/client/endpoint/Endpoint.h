@@ -30,6 +30,9 @@ struct Endpoint {
     }
 };
 
+// Just the URLs, in order.
+QList<QUrl> urlsOf(const QList<Endpoint> &endpoints);
+
 // A value or a human-readable reason, for parsing user input.
 template<typename T> struct Parsed {
     std::optional<T> value;

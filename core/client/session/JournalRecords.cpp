@@ -92,14 +92,38 @@ QJsonObject batch(const JournalBatch &batch)
             object.insert(QStringLiteral("pinSha256"), QString::fromLatin1(endpoint.pinSha256.toHex()));
         endpoints.append(object);
     }
-    return {{QStringLiteral("t"), QStringLiteral("batch")},
-            {QStringLiteral("id"), batch.id},
-            {QStringLiteral("created"), batch.createdMs},
-            {QStringLiteral("endpoints"), endpoints},
-            {QStringLiteral("connections"), batch.connections},
-            {QStringLiteral("chunkSize"), batch.chunkSize},
-            {QStringLiteral("onConflict"), QString::fromLatin1(conflictPolicyName(batch.onConflict))},
-            {QStringLiteral("destination"), batch.destination}};
+    QJsonObject record{
+        {QStringLiteral("t"), QStringLiteral("batch")},
+        {QStringLiteral("id"), batch.id},
+        {QStringLiteral("created"), batch.createdMs},
+        {QStringLiteral("endpoints"), endpoints},
+        {QStringLiteral("connections"), batch.connections},
+        {QStringLiteral("chunkSize"), batch.chunkSize},
+        {QStringLiteral("onConflict"), QString::fromLatin1(conflictPolicyName(batch.onConflict))},
+        {QStringLiteral("destination"), batch.destination}};
+    if (batch.s3.isSet()) {
+        record.insert(QLatin1String("s3"),
+                      QJsonObject{{QStringLiteral("url"), batch.s3.url},
+                                  {QStringLiteral("region"), batch.s3.region},
+                                  {QStringLiteral("addressing"), s3AddressingName(batch.s3.addressing)},
+                                  {QStringLiteral("profile"), batch.s3.profile}});
+    }
+    return record;
+}
+
+static std::optional<S3TargetSpec> readS3(const QJsonValue &value)
+{
+    if (value.isUndefined())
+        return S3TargetSpec{};
+    const QJsonObject object = value.toObject();
+    const std::optional<S3Addressing> addressing =
+        s3AddressingFromName(object.value(QLatin1String("addressing")).toString());
+    S3TargetSpec spec{
+        object.value(QLatin1String("url")).toString(), object.value(QLatin1String("region")).toString(),
+        addressing.value_or(S3Addressing::Auto), object.value(QLatin1String("profile")).toString()};
+    if (!spec.isSet() || !addressing)
+        return std::nullopt;
+    return spec;
 }
 
 std::optional<JournalBatch> readBatch(const QJsonObject &record)
@@ -112,9 +136,12 @@ std::optional<JournalBatch> readBatch(const QJsonObject &record)
     batch.destination = record.value(QLatin1String("destination")).toString();
     const auto onConflict =
         conflictPolicyFromName(record.value(QLatin1String("onConflict")).toString().toLatin1());
-    if (batch.id.isEmpty() || !onConflict)
+    const std::optional<S3TargetSpec> s3 = readS3(record.value(QLatin1String("s3")));
+    // An S3 batch this version cannot read must not go to its gateways as if they were receivers.
+    if (batch.id.isEmpty() || !onConflict || !s3)
         return std::nullopt;
     batch.onConflict = *onConflict;
+    batch.s3 = *s3;
     for (const QJsonValue &value : record.value(QLatin1String("endpoints")).toArray()) {
         const QJsonObject object = value.toObject();
         Endpoint endpoint;

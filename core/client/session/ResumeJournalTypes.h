@@ -2,6 +2,7 @@
 
 #include "ConflictPolicy.h"
 #include "Endpoint.h"
+#include "S3TargetSpec.h"
 #include "SourceFile.h"
 
 #include <QByteArray>
@@ -21,6 +22,7 @@ struct JournalBatch {
     qint64 chunkSize = 0; // as given with --chunk-size; 0: measured (automatic)
     ConflictPolicy onConflict = ConflictPolicy::Rename;
     QString destination; // the destination prefix the user gave, '/'-separated
+    S3TargetSpec s3;     // set: the endpoints are this bucket's gateways (no keys are kept)
 };
 
 // One unfinished file and what a server already acknowledged of it.
@@ -28,7 +30,7 @@ struct JournalFile {
     QString batchId;
     QString key; // ResumeJournal::keyFor(source)
     SourceFile source;
-    QString uploadId; // empty until a server accepted the create
+    QString uploadId; // empty until a server accepted the create (S3: "UPLOADID" or "UPLOADID|KEY")
     qint64 chunkSize = 0;
     QList<int> acknowledgedChunks;   // sorted, unique
     QHash<int, QByteArray> receipts; // chunk -> the server's receipt (ours: XXH3; S3: ETag)

@@ -10,8 +10,11 @@ UploadPlan ResumePlan::planFor(const JournalBatch &batch, const Options &options
 {
     UploadPlan plan;
     plan.endpoints = batch.endpoints;
+    plan.s3 = batch.s3;
+    plan.s3Credentials = options.s3Credentials;
     for (Endpoint &endpoint : plan.endpoints) {
-        if (endpoint.token.isEmpty())
+        // S3 gateways take signed requests, never a bearer token.
+        if (endpoint.token.isEmpty() && !plan.s3.isSet())
             endpoint.token = options.tokenOverride;
     }
     // The file was readable when the options were parsed; an error here is a race at worst, and

@@ -17,10 +17,13 @@ class ResumeJournal;
 class ResumePlan {
 public:
     struct Options {
-        TransferOptions transfer;        // retries, timeouts, limits: the resuming side's own
-        QByteArray tokenOverride;        // for endpoints whose token was not journaled
-        QString caFile;                  // for https endpoints that set no CA of their own
-        QByteArray pinSha256;            // likewise
+        TransferOptions transfer; // retries, timeouts, limits: the resuming side's own
+        QByteArray tokenOverride; // for endpoints whose token was not journaled
+        QString caFile;           // for https endpoints that set no CA of their own
+        QByteArray pinSha256;     // likewise
+        // Keys for S3 batches (the window's keyring); none: found as aws-cli finds them, with
+        // the profile the batch was started with.
+        std::optional<S3Credentials> s3Credentials;
         bool restartChangedFiles = true; // false: a changed source is not resumed (--on-change fail)
         UploadPlan::Unreachable unreachableAtStart = UploadPlan::Unreachable::Exclude;
     };

@@ -2,6 +2,8 @@
 
 #include "Endpoint.h"
 #include "LinkEstimate.h"
+#include "S3Credentials.h"
+#include "S3TargetSpec.h"
 #include "TransferOptions.h"
 
 #include <QList>
@@ -30,7 +32,14 @@ struct UploadPlan {
     Unreachable unreachableAtStart = Unreachable::Exclude;
     // A recent measurement of these endpoints: no probe before the transfer.
     std::optional<LinkEstimate> knownLink;
-    std::shared_ptr<const UploadProtocol> protocol; // empty: ours (protocol v1)
+    // Set: the files go to this S3 bucket and the endpoints are its gateways (none: AWS's for
+    // the region); the run builds the protocol for it. Empty: the endpoints are receivers.
+    S3TargetSpec s3;
+    // Keys the front end holds for the S3 target (the window's keyring); none: found the way
+    // aws-cli finds them when the run starts. Never journaled.
+    std::optional<S3Credentials> s3Credentials;
+    // Empty: built by the run from the target (ours, protocol v1, or S3). Tests may hand one in.
+    std::shared_ptr<const UploadProtocol> protocol;
 };
 
 } // namespace multilane

@@ -9,17 +9,32 @@
 #include "ReachabilityHint.h"
 #include "ReceiverProtocol.h"
 #include "ResumeJournal.h"
+#include "S3RunSetup.h"
 #include "TransferScheduler.h"
 
 #include <QDateTime>
 
 namespace multilane {
 
-static UploadPlan completed(UploadPlan plan)
+UploadRun::PreparedPlan UploadRun::prepared(UploadPlan plan)
 {
-    if (!plan.protocol)
+    if (plan.protocol)
+        return {std::move(plan), {}};
+    if (!plan.s3.isSet()) {
         plan.protocol = std::make_shared<ReceiverProtocol>();
-    return plan;
+        return {std::move(plan), {}};
+    }
+    // The keys are looked for now, when the run starts, so a resume reads them afresh.
+    S3Result<S3RunSetup> setup = S3RunSetup::prepare(plan, S3CredentialsLoader::forThisUser());
+    if (!setup) {
+        // Never used: start() reports the problem and sends nothing.
+        plan.protocol = std::make_shared<ReceiverProtocol>();
+        return {std::move(plan), setup.failure().userMessage};
+    }
+    plan.protocol = setup.value().protocol;
+    plan.endpoints = setup.value().gateways;
+    plan.s3 = setup.value().spec;
+    return {std::move(plan), {}};
 }
 
 static TransferOptions optionsFor(const UploadPlan &plan, const EndpointPool &pool)
@@ -37,8 +52,14 @@ static TransferOptions optionsFor(const UploadPlan &plan, const EndpointPool &po
 
 UploadRun::UploadRun(const UploadPlan &plan, ResumeJournal *journal, ReachabilityHint *reachability,
                      QObject *parent)
+    : UploadRun(prepared(plan), journal, reachability, parent)
+{}
+
+UploadRun::UploadRun(PreparedPlan prepared, ResumeJournal *journal, ReachabilityHint *reachability,
+                     QObject *parent)
     : QObject(parent)
-    , m_plan(completed(plan))
+    , m_plan(std::move(prepared.plan))
+    , m_setupProblem(std::move(prepared.problem))
     , m_journal(journal)
     , m_reachability(reachability)
     , m_pool(std::make_unique<EndpointPool>(m_plan.endpoints))
@@ -66,7 +87,8 @@ UploadRun::~UploadRun()
 int UploadRun::addNewFiles(const QList<SourceFile> &files, bool held)
 {
     const int first = m_scheduler->jobCount();
-    if (m_journal && !files.isEmpty()) {
+    // A run that cannot start (no S3 keys) leaves nothing to resume: the user fixes it and runs again.
+    if (m_journal && !files.isEmpty() && m_setupProblem.isEmpty()) {
         JournalBatch batch;
         batch.createdMs = QDateTime::currentMSecsSinceEpoch();
         batch.endpoints = m_plan.endpoints;
@@ -74,6 +96,7 @@ int UploadRun::addNewFiles(const QList<SourceFile> &files, bool held)
         batch.chunkSize = m_plan.autoChunkSize ? 0 : m_plan.transfer.chunkSize; // 0: measured
         batch.onConflict = m_plan.transfer.onConflict;
         batch.destination = m_plan.destination;
+        batch.s3 = m_plan.s3;
         const QString batchId = m_journal->addBatch(batch);
         for (qsizetype i = 0; i < files.size(); ++i) {
             m_journalKeys.insert(first + int(i), *m_journal->addFile(batchId, files.at(i)));
@@ -109,6 +132,10 @@ void UploadRun::start()
     if (m_started)
         return;
     m_started = true;
+    if (!m_setupProblem.isEmpty()) {
+        Q_EMIT noUsableEndpoint(m_setupProblem);
+        return;
+    }
     // The transfer starts with the first endpoint that answers its check; the others join as
     // theirs come in, and credentials are checked meanwhile (a refused one is left out then, as
     // the scheduler would leave it at its first refusal anyway).

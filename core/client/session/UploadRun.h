@@ -42,7 +42,11 @@ public:
     void start();
     bool hasStarted() const { return m_started; }
 
+    // The plan as the run completed it (an S3 target's protocol, gateways and region).
     const UploadPlan &plan() const { return m_plan; }
+    // Why the run cannot start (an S3 target without keys, a CA bundle that cannot be read), in
+    // words that say what to set; empty when it can. start() then only reports it.
+    const QString &setupProblem() const { return m_setupProblem; }
     TransferScheduler &scheduler() { return *m_scheduler; }
     const TransferScheduler &scheduler() const { return *m_scheduler; }
     const EndpointPool &pool() const { return *m_pool; }
@@ -66,6 +70,13 @@ Q_SIGNALS:
     void transferStarted();
 
 private:
+    struct PreparedPlan {
+        UploadPlan plan;
+        QString problem;
+    };
+    static PreparedPlan prepared(UploadPlan plan);
+    UploadRun(PreparedPlan prepared, ResumeJournal *journal, ReachabilityHint *reachability, QObject *parent);
+
     void onEndpointHealthy(int endpoint);
     void onEndpointsChecked(const QList<std::optional<QString>> &problems);
     void startTransfer();
@@ -75,6 +86,7 @@ private:
     void rememberSettledLink();
 
     UploadPlan m_plan;
+    QString m_setupProblem;
     ResumeJournal *m_journal;
     ReachabilityHint *m_reachability;
     std::unique_ptr<EndpointPool> m_pool;

@@ -11,6 +11,14 @@
 
 namespace multilane {
 
+S3ProtocolOptions S3ProtocolOptions::forTarget(const S3Target &target)
+{
+    S3ProtocolOptions options;
+    if (!target.isAws())
+        options.sha256BeforeCreateUpTo = Sha256BeforeCreateWhenCopyIsCheap;
+    return options;
+}
+
 S3Protocol::S3Protocol(S3Target target, S3Credentials credentials, S3ProtocolOptions options)
     : m_requests(std::move(target), std::move(credentials), options.clock)
     , m_options(std::move(options))

@@ -4,6 +4,7 @@
 #include "UploadPath.h"
 
 #include <QHostAddress>
+#include <algorithm>
 
 namespace multilane {
 
@@ -116,6 +117,12 @@ bool S3Target::isDnsCompatibleBucket(const QString &bucket)
             return false;
     }
     return true;
+}
+
+bool S3Target::isAws() const
+{
+    return std::all_of(m_endpoints.cbegin(), m_endpoints.cend(),
+                       [](const QUrl &endpoint) { return isAwsHost(endpoint.host()); });
 }
 
 bool S3Target::usesVirtualHost(const QUrl &endpoint) const

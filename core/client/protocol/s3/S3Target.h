@@ -34,6 +34,8 @@ public:
     // prefix + the '/'-separated destination path; refused when longer than S3 allows.
     S3Result<QString> objectKey(const QString &destinationPath) const;
     bool usesVirtualHost(const QUrl &endpoint) const;
+    // Every gateway is AWS's own (*.amazonaws.com), not a Ceph, MinIO or other S3 server.
+    bool isAws() const;
     QUrl bucketUrl(const QUrl &endpoint) const;
     // The key's URL: each segment SigV4-encoded, '/' kept, exactly as it is sent and signed.
     QUrl objectUrl(const QUrl &endpoint, const QString &key) const;
