@@ -114,7 +114,8 @@ private:
     bool dispatchNext(const EndpointLease &lease);
     bool dispatchCreate(const EndpointLease &lease);
     bool dispatchChunk(const EndpointLease &lease);
-    bool dispatchSingle(const EndpointLease &lease);
+    // laterBatchOnly: only a file of a later batch than every file with a chunk ready.
+    bool dispatchSingle(const EndpointLease &lease, bool laterBatchOnly = false);
     qint64 chunkSizeFor(const SourceFile &file) const;
     // How many connections a file's chunks should be spread over.
     int expectedConnections() const;
@@ -171,7 +172,7 @@ private:
     QHash<WireCall *, InFlight> m_inFlight;
     qint64 m_bytesAcknowledged = 0;
     qint64 m_bytesInFlight = 0;
-    qint64 m_bytesSent = 0; // every byte sent, resends included: the rate
+    qint64 m_bytesSent = 0;       // every byte sent, resends included: the rate
     qint64 m_bytesDelivered = -1; // acknowledged at the TCP level (the transport's count), -1: unknown
     RateMeter m_rate;
     RateLimiter m_limiter;
@@ -192,6 +193,7 @@ private:
     bool m_started = false;
     bool m_finished = false;
     bool m_pumping = false;
+    bool m_laterBatchTurn = false; // every other dispatch, a later batch's whole file may go first
 };
 
 } // namespace multilane
