@@ -1,0 +1,125 @@
+#include "LiveFigures.h"
+
+#include <cmath>
+
+namespace multilane {
+
+static std::optional<qint64> secondsFor(qint64 remaining, const std::optional<double> &bytesPerSecond)
+{
+    if (remaining <= 0 || !bytesPerSecond || *bytesPerSecond < 1)
+        return std::nullopt;
+    return qint64(std::ceil(double(remaining) / *bytesPerSecond));
+}
+
+double LiveFigures::queuedShare(const Delivery &delivery, const QList<RowInput> &rows)
+{
+    qint64 inFlight = 0;
+    for (const RowInput &row : rows)
+        inFlight += row.inFlight;
+    if (delivery.queued <= 0 || inFlight <= 0)
+        return 0;
+    return std::min(1.0, double(delivery.queued) / double(inFlight));
+}
+
+qint64 LiveFigures::follow(RowState &state, const RowInput &row, qint64 nowMs)
+{
+    const qint64 handedOn = row.acknowledged + row.inFlight;
+    const bool moving = row.activity == Activity::Moving;
+    qint64 delta = 0;
+    // Only from one moving tick to the next: a file found whole on the receiver, or resumed
+    // with chunks already there, jumps ahead without a byte sent.
+    if (moving && state.wasMoving)
+        delta = std::max<qint64>(0, handedOn - state.last);
+    state.counted += delta;
+    if (moving)
+        state.handedOn.addSample(nowMs, state.counted);
+    else
+        state.handedOn.reset();
+    state.last = handedOn;
+    state.wasMoving = moving;
+    return delta;
+}
+
+qint64 LiveFigures::windowFor(qint64 nowMs, qint64 inFlight) const
+{
+    const std::optional<double> longRun = m_total.bytesPerSecond(nowMs, SmoothedRate::LongestWindowMs);
+    if (!longRun || *longRun <= 0)
+        return SmoothedRate::LongestWindowMs; // nothing through yet: all there is
+    const double throughMs = 1000.0 * double(inFlight) / *longRun;
+    return std::clamp(qint64(2 * throughMs), SmoothedRate::DefaultWindowMs, SmoothedRate::LongestWindowMs);
+}
+
+void LiveFigures::update(qint64 nowMs, const Delivery &delivery, const QList<RowInput> &rows)
+{
+    const double queued = queuedShare(delivery, rows);
+    QHash<quint64, RowState> states;
+    states.reserve(rows.size());
+    m_figures = QList<RowFigures>(rows.size());
+    m_totals = {};
+    bool anyMoving = false;
+    qint64 inFlight = 0;
+    for (qsizetype i = 0; i < rows.size(); ++i) {
+        const RowInput &row = rows.at(i);
+        RowState state = m_states.value(row.key);
+        m_handedOnTotal += follow(state, row, nowMs);
+        states.insert(row.key, state);
+        const qint64 done = row.acknowledged + qint64(std::llround(double(row.inFlight) * (1 - queued)));
+        m_figures[i].done = std::clamp<qint64>(done, 0, row.size);
+        m_totals.bytesTotal += row.size;
+        m_totals.bytesDone += m_figures[i].done;
+        anyMoving |= row.activity == Activity::Moving;
+        inFlight += row.inFlight;
+    }
+    m_states = states;
+
+    if (!anyMoving) {
+        m_total.reset(); // paused or waiting: the next start is measured afresh
+        m_countAtStart = -1;
+        return;
+    }
+    const qint64 count = delivery.delivered >= 0 ? delivery.delivered : m_handedOnTotal;
+    if (m_countAtStart < 0)
+        m_countAtStart = count;
+    // Until something arrives the speed is not measured yet ("—"), and the wait before the first
+    // byte (connections opening, buffers on the path filling) is no part of it.
+    if (count == m_countAtStart)
+        m_total.reset();
+    m_total.addSample(nowMs, count);
+    m_windowMs = windowFor(nowMs, inFlight);
+    if (count > m_countAtStart)
+        m_totals.bytesPerSecond = m_total.bytesPerSecond(nowMs, m_windowMs);
+
+    // Each moving row's share of the total, by what it handed on over the same window; while
+    // nothing was handed on (the buffers drain), by what each has in flight; else evenly.
+    QList<double> weights(rows.size(), 0.0);
+    double weightSum = 0;
+    for (int pass = 0; pass < 3 && weightSum <= 0; ++pass) {
+        for (qsizetype i = 0; i < rows.size(); ++i) {
+            if (rows.at(i).activity != Activity::Moving)
+                continue;
+            weights[i] = pass == 0
+                             ? m_states[rows.at(i).key].handedOn.bytesPerSecond(nowMs, m_windowMs).value_or(0)
+                         : pass == 1 ? double(rows.at(i).inFlight)
+                                     : 1.0;
+            weightSum += weights[i];
+        }
+    }
+    // A time left from less than a whole window would be a guess from the first bursts.
+    const bool settled = m_total.historyMs() >= m_windowMs;
+    qint64 remaining = 0;
+    for (qsizetype i = 0; i < rows.size(); ++i) {
+        const RowInput &row = rows.at(i);
+        RowFigures &figures = m_figures[i];
+        if (row.activity == Activity::Moving || row.activity == Activity::Pending)
+            remaining += row.size - figures.done;
+        if (row.activity != Activity::Moving || !m_totals.bytesPerSecond)
+            continue;
+        figures.bytesPerSecond = *m_totals.bytesPerSecond * weights.at(i) / weightSum;
+        if (settled)
+            figures.secondsLeft = secondsFor(row.size - figures.done, figures.bytesPerSecond);
+    }
+    if (settled)
+        m_totals.secondsLeft = secondsFor(remaining, m_totals.bytesPerSecond);
+}
+
+} // namespace multilane
