@@ -75,6 +75,7 @@ void LiveFigures::update(qint64 nowMs, const Delivery &delivery, const QList<Row
     if (!anyMoving) {
         m_total.reset(); // paused or waiting: the next start is measured afresh
         m_countAtStart = -1;
+        m_settled = false;
         return;
     }
     const qint64 count = delivery.delivered >= 0 ? delivery.delivered : m_handedOnTotal;
@@ -82,12 +83,24 @@ void LiveFigures::update(qint64 nowMs, const Delivery &delivery, const QList<Row
         m_countAtStart = count;
     // Until something arrives the speed is not measured yet ("—"), and the wait before the first
     // byte (connections opening, buffers on the path filling) is no part of it.
-    if (count == m_countAtStart)
+    if (count == m_countAtStart) {
         m_total.reset();
+        m_settled = false;
+    }
     m_total.addSample(nowMs, count);
     m_windowMs = windowFor(nowMs, inFlight);
     if (count > m_countAtStart)
         m_totals.bytesPerSecond = m_total.bytesPerSecond(nowMs, m_windowMs);
+    // Settled once the window no longer reaches back into the first seconds, when the buffers on
+    // the path fill faster than any link.
+    // Once there, it stays until the movement stops: a time left that comes and goes helps nobody.
+    constexpr qint64 FillingMs = 2000;
+    m_settled = m_settled || m_total.historyMs() >= m_windowMs + FillingMs;
+    const bool settled = m_settled;
+    constexpr double UplinkMargin = 1.05;
+    if (!settled && m_totals.bytesPerSecond && delivery.uplinkBytesPerSecond > 0)
+        m_totals.bytesPerSecond =
+            std::min(*m_totals.bytesPerSecond, delivery.uplinkBytesPerSecond * UplinkMargin);
 
     // Each moving row's share of the total, by what it handed on over the same window; while
     // nothing was handed on (the buffers drain), by what each has in flight; else evenly.
@@ -105,7 +118,6 @@ void LiveFigures::update(qint64 nowMs, const Delivery &delivery, const QList<Row
         }
     }
     // A time left from less than a whole window would be a guess from the first bursts.
-    const bool settled = m_total.historyMs() >= m_windowMs;
     qint64 remaining = 0;
     for (qsizetype i = 0; i < rows.size(); ++i) {
         const RowInput &row = rows.at(i);

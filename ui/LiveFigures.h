@@ -15,14 +15,15 @@ namespace multilane {
 //   by the kernel's count), smoothed over a few seconds (SmoothedRate);
 //   the window is at least twice the time the bytes in flight take to get through, so requests
 //   that start and end together (many connections, big buffers on the path) read as the rate
-//   they add up to, not as bursts;
+//   they add up to, not as bursts; until the window no longer reaches back into the first two
+//   seconds it stays at most a little above the measured uplink (more than that is the path's
+//   buffers filling at the start);
 // - what is done is what the receivers acknowledged plus what requests in flight handed on,
 //   minus `queued` (handed on, not yet acknowledged), shared among the files in flight in
 //   proportion to what each has in flight;
 // - each moving file's speed is its share of the total speed, by how much each handed on over
 //   the same window, so the rows add up to the status bar;
-// - a time left follows that speed, and is unknown ("—") rather than a guess until the speed has
-//   been measured over a whole window.
+// - a time left follows that speed, and is unknown ("—") rather than a guess until then.
 // Where the kernel cannot tell (delivered < 0) the speed comes from what was handed on.
 class LiveFigures {
 public:
@@ -50,10 +51,12 @@ public:
         std::optional<double> bytesPerSecond; // nullopt: nothing moving, or not measured yet
         std::optional<qint64> secondsLeft;
     };
-    // What the kernel says of this process's connections to the endpoints in use; -1: unknown.
+    // What the kernel says of this process's connections to the endpoints in use (-1: unknown),
+    // and the uplink as last measured (0: not measured).
     struct Delivery {
         qint64 delivered = -1;
         qint64 queued = -1;
+        double uplinkBytesPerSecond = 0;
     };
 
     LiveFigures() = default;
@@ -83,6 +86,7 @@ private:
     qint64 m_handedOnTotal = 0; // fallback count when the kernel cannot tell
     qint64 m_countAtStart = -1; // the count when movement (re)started; -1: not moving
     qint64 m_windowMs = SmoothedRate::DefaultWindowMs;
+    bool m_settled = false; // measured past the first seconds since movement (re)started
     QHash<quint64, RowState> m_states;
     QList<RowFigures> m_figures;
     Totals m_totals;

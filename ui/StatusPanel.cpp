@@ -84,7 +84,9 @@ void StatusPanel::refreshSpeed()
 void StatusPanel::refreshConnections()
 {
     const TransferProgress p = m_controller.totals();
-    const bool shown = m_controller.isBusy() && p.connections > 0;
+    // Only while bytes may move: paused or waiting, the level is no connection open.
+    const bool shown =
+        m_controller.isBusy() && !m_controller.isPaused() && m_controller.isOnline() && p.connections > 0;
     m_connections->setVisible(shown);
     m_connections->setText(shown ? tr("%n connection(s)", nullptr, p.connections) : QString());
     QStringList open;

@@ -285,9 +285,9 @@ LiveFigures::Delivery TransferController::delivery()
         }
     }
     if (ports.isEmpty())
-        return {0, 0};
+        return {0, 0, 0};
     const DeliveryMeter::Sample sample = m_meter.sample(ports);
-    return {sample.ackedBytes, sample.queuedBytes};
+    return {sample.ackedBytes, sample.queuedBytes, m_link ? m_link->bytesPerSecond : 0};
 }
 
 QPair<qint64, qint64> TransferController::chunkSizesInUse() const

@@ -64,7 +64,7 @@ public:
     QStringList downEndpoints() const;
     // What the kernel says the receivers of running uploads acknowledged and what waits in the
     // sockets' queues (-1 each where it cannot tell); one count for the whole window, however many
-    // uploads share the connections' ports.
+    // uploads share the connections' ports; with the uplink last measured.
     LiveFigures::Delivery delivery();
     // The smallest and biggest chunk of the files being sent in chunks now; {0, 0} when none.
     QPair<qint64, qint64> chunkSizesInUse() const;

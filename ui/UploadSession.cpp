@@ -50,11 +50,20 @@ QStringList UploadSession::downEndpoints() const
     for (int i = 0; i < pool().endpointCount(); ++i) {
         if (pool().isUp(i))
             continue;
+        // The engine's messages name the endpoint; the line names it once, in front.
+        const QString url = endpoints().at(i).displayName();
+        const auto withoutName = [&url](QString message) {
+            for (const QString &prefix : QStringList{url + QStringLiteral(": "), url + QStringLiteral(" ")}) {
+                if (message.startsWith(prefix))
+                    message.remove(0, prefix.size());
+            }
+            return message;
+        };
         // What took it out ("stopped answering"), and the last request's failure, which says why.
-        QString why = m_whyDown.value(i);
-        const QString last = i < stats.size() ? stats.at(i).lastError : QString();
+        QString why = withoutName(m_whyDown.value(i));
+        const QString last = withoutName(i < stats.size() ? stats.at(i).lastError : QString());
         if (!last.isEmpty() && !why.contains(last))
-            why = why.isEmpty() ? last : tr("%1 (last error: %2)").arg(why, last);
+            why = why.isEmpty() ? last : tr("%1; last error: %2").arg(why, last);
         lines.append(why.isEmpty() ? nameOf(i) : tr("%1 — %2").arg(nameOf(i), why));
     }
     return lines;
