@@ -70,21 +70,9 @@ static int runWindow(int argc, char *argv[], const QStringList &paths)
     return desktop.run(app, instance, paths);
 }
 
-int main(int argc, char *argv[])
+// The headless front end: upload, resume, status, probe.
+static int runCommandLine(int argc, char *argv[])
 {
-    // OpenSSL frees every thread's state from an atexit handler, while Qt's network threads may
-    // still be ending and free their own again at thread exit: a double free, caught by ASan about
-    // once in 50 exits right after a TLS failure (tst_tls). Each thread frees its own instead.
-    OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, nullptr);
-    const QStringList paths = launchedPaths(argc, argv);
-    if ((argc == 1 || !paths.isEmpty()) && hasDisplay())
-        return runWindow(argc, argv, paths);
-    if (!paths.isEmpty()) {
-        std::fprintf(stderr, "multilane: no display to open the window on (DISPLAY and WAYLAND_DISPLAY are "
-                             "not set); to upload from here: multilane upload --endpoint URL FILE…\n");
-        return 2;
-    }
-
     QCoreApplication app(argc, argv);
     setIdentity();
 
@@ -161,4 +149,21 @@ int main(int argc, char *argv[])
         exitCode = app.exec();
     }
     return exitCode;
+}
+
+int main(int argc, char *argv[])
+{
+    // OpenSSL frees every thread's state from an atexit handler, while Qt's network threads may
+    // still be ending and free their own again at thread exit: a double free, caught by ASan about
+    // once in 50 exits right after a TLS failure (tst_tls). Each thread frees its own instead.
+    OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, nullptr);
+    const QStringList paths = launchedPaths(argc, argv);
+    if ((argc == 1 || !paths.isEmpty()) && hasDisplay())
+        return runWindow(argc, argv, paths);
+    if (!paths.isEmpty()) {
+        std::fprintf(stderr, "multilane: no display to open the window on (DISPLAY and WAYLAND_DISPLAY are "
+                             "not set); to upload from here: multilane upload --endpoint URL FILE…\n");
+        return 2;
+    }
+    return runCommandLine(argc, argv);
 }

@@ -51,13 +51,26 @@ qint64 LiveFigures::windowFor(qint64 nowMs, qint64 inFlight) const
 
 void LiveFigures::update(qint64 nowMs, const Delivery &delivery, const QList<RowInput> &rows)
 {
+    m_figures = QList<RowFigures>(rows.size());
+    m_totals = {};
+    qint64 inFlight = 0;
+    if (!followRows(nowMs, delivery, rows, inFlight)) {
+        m_total.reset(); // paused or waiting: the next start is measured afresh
+        m_countAtStart = -1;
+        m_settled = false;
+        return;
+    }
+    measureTotal(nowMs, delivery, inFlight);
+    shareAmongRows(nowMs, rows);
+}
+
+bool LiveFigures::followRows(qint64 nowMs, const Delivery &delivery, const QList<RowInput> &rows,
+                             qint64 &inFlight)
+{
     const double queued = queuedShare(delivery, rows);
     QHash<quint64, RowState> states;
     states.reserve(rows.size());
-    m_figures = QList<RowFigures>(rows.size());
-    m_totals = {};
     bool anyMoving = false;
-    qint64 inFlight = 0;
     for (qsizetype i = 0; i < rows.size(); ++i) {
         const RowInput &row = rows.at(i);
         RowState state = m_states.value(row.key);
@@ -70,14 +83,12 @@ void LiveFigures::update(qint64 nowMs, const Delivery &delivery, const QList<Row
         anyMoving |= row.activity == Activity::Moving;
         inFlight += row.inFlight;
     }
-    m_states = states;
+    m_states = states; // rows no longer given are forgotten
+    return anyMoving;
+}
 
-    if (!anyMoving) {
-        m_total.reset(); // paused or waiting: the next start is measured afresh
-        m_countAtStart = -1;
-        m_settled = false;
-        return;
-    }
+void LiveFigures::measureTotal(qint64 nowMs, const Delivery &delivery, qint64 inFlight)
+{
     const qint64 count = delivery.delivered >= 0 ? delivery.delivered : m_handedOnTotal;
     if (m_countAtStart < 0)
         m_countAtStart = count;
@@ -92,16 +103,18 @@ void LiveFigures::update(qint64 nowMs, const Delivery &delivery, const QList<Row
     if (count > m_countAtStart)
         m_totals.bytesPerSecond = m_total.bytesPerSecond(nowMs, m_windowMs);
     // Settled once the window no longer reaches back into the first seconds, when the buffers on
-    // the path fill faster than any link.
-    // Once there, it stays until the movement stops: a time left that comes and goes helps nobody.
+    // the path fill faster than any link; once there, it stays until the movement stops (a time
+    // left that comes and goes helps nobody). Until then the speed is held near the uplink.
     constexpr qint64 FillingMs = 2000;
-    m_settled = m_settled || m_total.historyMs() >= m_windowMs + FillingMs;
-    const bool settled = m_settled;
     constexpr double UplinkMargin = 1.05;
-    if (!settled && m_totals.bytesPerSecond && delivery.uplinkBytesPerSecond > 0)
+    m_settled = m_settled || m_total.historyMs() >= m_windowMs + FillingMs;
+    if (!m_settled && m_totals.bytesPerSecond && delivery.uplinkBytesPerSecond > 0)
         m_totals.bytesPerSecond =
             std::min(*m_totals.bytesPerSecond, delivery.uplinkBytesPerSecond * UplinkMargin);
+}
 
+void LiveFigures::shareAmongRows(qint64 nowMs, const QList<RowInput> &rows)
+{
     // Each moving row's share of the total, by what it handed on over the same window; while
     // nothing was handed on (the buffers drain), by what each has in flight; else evenly.
     QList<double> weights(rows.size(), 0.0);
@@ -117,7 +130,6 @@ void LiveFigures::update(qint64 nowMs, const Delivery &delivery, const QList<Row
             weightSum += weights[i];
         }
     }
-    // A time left from less than a whole window would be a guess from the first bursts.
     qint64 remaining = 0;
     for (qsizetype i = 0; i < rows.size(); ++i) {
         const RowInput &row = rows.at(i);
@@ -127,10 +139,10 @@ void LiveFigures::update(qint64 nowMs, const Delivery &delivery, const QList<Row
         if (row.activity != Activity::Moving || !m_totals.bytesPerSecond)
             continue;
         figures.bytesPerSecond = *m_totals.bytesPerSecond * weights.at(i) / weightSum;
-        if (settled)
+        if (m_settled) // before, a time left would be a guess from the first bursts
             figures.secondsLeft = secondsFor(row.size - figures.done, figures.bytesPerSecond);
     }
-    if (settled)
+    if (m_settled)
         m_totals.secondsLeft = secondsFor(remaining, m_totals.bytesPerSecond);
 }
 

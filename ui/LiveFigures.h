@@ -78,6 +78,12 @@ private:
     static double queuedShare(const Delivery &delivery, const QList<RowInput> &rows);
     // Brings the row's count of bytes handed on up to date; returns how many it handed on.
     qint64 follow(RowState &state, const RowInput &row, qint64 nowMs);
+    // What is done of each row and in all; false when nothing moves.
+    bool followRows(qint64 nowMs, const Delivery &delivery, const QList<RowInput> &rows, qint64 &inFlight);
+    // The total speed, its window, and whether it is settled.
+    void measureTotal(qint64 nowMs, const Delivery &delivery, qint64 inFlight);
+    // Each moving row's part of it, and the times left.
+    void shareAmongRows(qint64 nowMs, const QList<RowInput> &rows);
 
     // The window for the speeds: longer while the bytes in flight take long to get through.
     qint64 windowFor(qint64 nowMs, qint64 inFlight) const;

@@ -226,15 +226,22 @@ void MainWindow::createActions()
     QMenu *tools = menuBar()->addMenu(tr("T&ools"));
     tools->addActions({settings, endpoints});
 
+    createToolbar(
+        {m_addFiles, m_addFolder, nullptr, m_pauseAll, m_clearFinished, nullptr, settings, endpoints});
+}
+
+void MainWindow::createToolbar(const QList<QAction *> &actions)
+{
     QToolBar *toolbar = addToolBar(tr("Main"));
     toolbar->setObjectName(QStringLiteral("mainToolbar"));
     toolbar->setMovable(false);
     toolbar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    toolbar->addActions({m_addFiles, m_addFolder});
-    toolbar->addSeparator();
-    toolbar->addActions({m_pauseAll, m_clearFinished});
-    toolbar->addSeparator();
-    toolbar->addActions({settings, endpoints});
+    for (QAction *action : actions) {
+        if (action)
+            toolbar->addAction(action);
+        else
+            toolbar->addSeparator();
+    }
     // Pause all and Resume all take the same room, so the buttons after it stay put.
     if (QWidget *button = toolbar->widgetForAction(m_pauseAll)) {
         int widest = 0;

@@ -60,6 +60,8 @@ protected:
 
 private:
     void createActions();
+    // nullptr in `actions`: a separator.
+    void createToolbar(const QList<QAction *> &actions);
     void createTable(QWidget *parent);
     // Acts on the selected rows; with none selected says how, instead of doing nothing silently.
     void onSelection(const QString &what, const std::function<void(const QList<int> &)> &act);
