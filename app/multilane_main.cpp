@@ -1,16 +1,20 @@
-// `multilane`: with no arguments and a display, the desktop window; otherwise the headless
-// front end (upload, resume, status). Both drive the same engine in multilane_core.
+// `multilane`: with no arguments, or with files and folders (`multilane FILE…`, what a file
+// manager's "Open with" runs), and a display, the desktop window, one per user; otherwise the
+// headless front end (upload, resume, status). Both drive the same engine in multilane_core.
 #include "CommandLine.h"
 #include "DesktopApp.h"
 #include "ProbeCommand.h"
 #include "ResumeCommand.h"
 #include "ResumeJournal.h"
 #include "SignalWatcher.h"
+#include "SingleInstance.h"
 #include "UploadCommand.h"
 
 #include <QApplication>
 #include <QCoreApplication>
 #include <QFile>
+#include <QFileInfo>
+#include <QUrl>
 #include <cstdio>
 #include <openssl/crypto.h>
 #include <unistd.h>
@@ -32,20 +36,43 @@ static bool hasDisplay()
            !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM");
 }
 
-int main(int argc, char *argv[])
+// The files and folders named after `multilane` (paths, or file:// URLs), made absolute for a
+// window that may run in another folder; empty when the first word is a command or none of them
+// exists (a mistyped command is the command line's to explain).
+static QStringList launchedPaths(int argc, char *argv[])
 {
-    // OpenSSL frees every thread's state from an atexit handler, while Qt's network threads may
-    // still be ending and free their own again at thread exit: a double free, caught by ASan about
-    // once in 50 exits right after a TLS failure (tst_tls). Each thread frees its own instead.
-    OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, nullptr);
-    if (argc == 1 && hasDisplay()) {
-        QApplication app(argc, argv);
-        setIdentity();
-        QGuiApplication::setApplicationDisplayName(QStringLiteral("Multilane"));
-        DesktopApp desktop;
-        return desktop.run(app);
+    QStringList paths;
+    bool anyExists = false;
+    for (int i = 1; i < argc; ++i) {
+        const QString argument = QString::fromLocal8Bit(argv[i]);
+        if (i == 1 && CommandLine::isCommand(argument))
+            return {};
+        const QUrl url(argument);
+        const QFileInfo info(url.isLocalFile() ? url.toLocalFile() : argument);
+        anyExists |= info.exists();
+        paths.append(info.absoluteFilePath());
     }
+    return anyExists ? paths : QStringList();
+}
 
+static int runWindow(int argc, char *argv[], const QStringList &paths)
+{
+    QApplication app(argc, argv);
+    setIdentity();
+    QGuiApplication::setApplicationDisplayName(QStringLiteral("Multilane"));
+    SingleInstance instance;
+    // A window is already open: it takes the files (and comes to the front) and this launch ends.
+    if (instance.sendToRunning(paths))
+        return 0;
+    if (!instance.listen() && instance.sendToRunning(paths))
+        return 0; // another launch became the window a moment ago
+    DesktopApp desktop;
+    return desktop.run(app, instance, paths);
+}
+
+// The headless front end: upload, resume, status, probe.
+static int runCommandLine(int argc, char *argv[])
+{
     QCoreApplication app(argc, argv);
     setIdentity();
 
@@ -122,4 +149,21 @@ int main(int argc, char *argv[])
         exitCode = app.exec();
     }
     return exitCode;
+}
+
+int main(int argc, char *argv[])
+{
+    // OpenSSL frees every thread's state from an atexit handler, while Qt's network threads may
+    // still be ending and free their own again at thread exit: a double free, caught by ASan about
+    // once in 50 exits right after a TLS failure (tst_tls). Each thread frees its own instead.
+    OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, nullptr);
+    const QStringList paths = launchedPaths(argc, argv);
+    if ((argc == 1 || !paths.isEmpty()) && hasDisplay())
+        return runWindow(argc, argv, paths);
+    if (!paths.isEmpty()) {
+        std::fprintf(stderr, "multilane: no display to open the window on (DISPLAY and WAYLAND_DISPLAY are "
+                             "not set); to upload from here: multilane upload --endpoint URL FILE…\n");
+        return 2;
+    }
+    return runCommandLine(argc, argv);
 }

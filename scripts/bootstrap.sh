@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(cmake ninja-build ccache g++ pkg-config clang-format curl dpkg-dev fakeroot file
           qt6-base-dev qt6-base-dev-tools libcpp-httplib-dev libxxhash-dev libssl-dev
           qt6-svg-dev qtkeychain-qt6-dev xvfb xauth imagemagick
+          qt6-tools-dev qt6-l10n-tools # lrelease: the window's English plural forms
           clang-14 libclang-rt-14-dev # clang + libFuzzer for the fuzz smoke run in scripts/test.sh
           iptables) # wanemu's NFQUEUE rules (tests/wan)
 [ "${MULTILANE_BOOTSTRAP_EXTRA:-}" ] && read -r -a extra <<<"$MULTILANE_BOOTSTRAP_EXTRA" && packages+=("${extra[@]}")

@@ -5,7 +5,9 @@
 #include "ReachabilityHint.h"
 #include "ResumeJournal.h"
 #include "SettingsStore.h"
+#include "SingleInstance.h"
 #include "TransferController.h"
+#include "Translations.h"
 #ifdef MULTILANE_HAVE_KEYCHAIN
 #include "KeychainTokenStore.h"
 #endif
@@ -27,8 +29,9 @@ DesktopApp::~DesktopApp()
     m_journal.reset();
 }
 
-int DesktopApp::run(QApplication &app)
+int DesktopApp::run(QApplication &app, SingleInstance &instance, const QStringList &paths)
 {
+    Translations::install();
     app.setWindowIcon(QIcon(QStringLiteral(":/multilane/multilane.svg")));
     QGuiApplication::setDesktopFileName(QStringLiteral("org.multilane.Multilane"));
     // Closing the window may mean "keep going in the tray": quitting is decided by MainWindow.
@@ -75,14 +78,32 @@ int DesktopApp::run(QApplication &app)
     if (!warnings.isEmpty())
         QMessageBox::warning(m_window.get(), QCoreApplication::translate("DesktopApp", "Settings"),
                              warnings.join(QLatin1Char('\n')));
-    QTimer::singleShot(0, m_window.get(), [this] {
+    QTimer::singleShot(0, m_window.get(), [this, paths] {
         m_window->offerUnfinished();
         if (m_settings->values().endpoints.isEmpty())
             m_window->openEndpoints();
         else
             m_controller->measureLink();
+        addLaunchedPaths(paths);
     });
+    // `multilane FILE…` again while this window runs: its files come here, and the window comes up.
+    QObject::connect(&instance, &SingleInstance::pathsReceived, m_window.get(),
+                     [this](const QStringList &more) {
+                         m_window->showNormal();
+                         m_window->raise();
+                         m_window->activateWindow();
+                         addLaunchedPaths(more);
+                     });
     return app.exec();
+}
+
+void DesktopApp::addLaunchedPaths(const QStringList &paths)
+{
+    if (paths.isEmpty())
+        return;
+    if (m_settings->values().enabledEndpoints().isEmpty())
+        m_window->openEndpoints(); // "Open with Multilane" before any endpoint: set one up, then send
+    m_window->addPaths(paths);
 }
 
 } // namespace multilane

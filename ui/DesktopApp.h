@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QString>
+#include <QStringList>
 #include <memory>
 
 class QApplication;
@@ -11,6 +12,7 @@ class MainWindow;
 class ReachabilityHint;
 class ResumeJournal;
 class SettingsStore;
+class SingleInstance;
 class TokenStore;
 class TransferController;
 
@@ -21,8 +23,9 @@ public:
     DesktopApp();
     ~DesktopApp();
 
-    // Shows the window, offers unfinished uploads, runs the event loop; returns the exit code.
-    int run(QApplication &app);
+    // Shows the window, offers unfinished uploads, adds `paths` (files named on the command line),
+    // takes later launches' files from `instance`, runs the event loop; returns the exit code.
+    int run(QApplication &app, SingleInstance &instance, const QStringList &paths = {});
 
 private:
     std::unique_ptr<SettingsStore> m_settings;
@@ -33,6 +36,8 @@ private:
     std::unique_ptr<TransferController> m_controller;
     std::unique_ptr<MainWindow> m_window;
     QString m_journalProblem;
+    // Files named on the command line wait for the endpoints when none is set up yet.
+    void addLaunchedPaths(const QStringList &paths);
 };
 
 } // namespace multilane

@@ -1,14 +1,10 @@
 #include "EndpointsDialog.h"
 
-#include "BandwidthProbe.h"
-#include "HealthCheck.h"
-#include "NetworkManagers.h"
-#include "ReceiverProtocol.h"
+#include "EndpointTester.h"
 #include "SettingsJson.h"
 
 #include <QCheckBox>
 #include <QDialogButtonBox>
-#include <QElapsedTimer>
 #include <QFile>
 #include <QFileDialog>
 #include <QFormLayout>
@@ -32,9 +28,18 @@ EndpointsDialog::EndpointsDialog(const QList<EndpointEntry> &entries, bool locke
     : QDialog(parent)
     , m_entries(entries)
     , m_locked(locked)
+    , m_tester(new EndpointTester(this))
 {
     setWindowTitle(tr("Endpoints"));
-    m_testResults = QStringList(m_entries.size());
+    m_notes = QList<RowNotes>(m_entries.size());
+    connect(m_tester, &EndpointTester::resultChanged, this, [this](int index) {
+        const int row = m_testedRows.value(index, -1);
+        if (row >= 0 && row < m_notes.size()) {
+            m_notes[row].test = m_tester->results().at(index);
+            refreshRow(row);
+        }
+    });
+    connect(m_tester, &EndpointTester::finished, this, &EndpointsDialog::finishTest);
     auto *layout = new QVBoxLayout(this);
 
     auto *note = new QLabel(this);
@@ -74,11 +79,10 @@ EndpointsDialog::EndpointsDialog(const QList<EndpointEntry> &entries, bool locke
         tr("Move &up"), tr("Move endpoint up"), [this] { moveCurrent(-1); }, true);
     button(
         tr("Move &down"), tr("Move endpoint down"), [this] { moveCurrent(1); }, true);
-    m_testButton = button(tr("&Test"), tr("Test endpoint"), &EndpointsDialog::testSelected, false);
+    m_testButton = button(tr("&Test"), tr("Test endpoints"), &EndpointsDialog::testAll, false);
     m_testButton->setToolTip(
-        tr("Checks that the selected endpoint answers as a multilane receiver and takes its token, "
-           "then measures its bandwidth and round trip for a second and shows the chunk size "
-           "they give. With no endpoint selected, checks all of them (health and token only)."));
+        tr("Checks that every endpoint in the list answers as a multilane receiver and takes its token, "
+           "then measures the upload to each for a second."));
     side->addSpacing(12);
     button(
         tr("&Import…"), tr("Import endpoints file"),
@@ -226,11 +230,11 @@ void EndpointsDialog::refreshRow(int row)
         return item;
     };
     set(EnabledColumn, entry.enabled ? tr("yes") : tr("no"));
-    set(UrlColumn, entry.endpoint.url.toString());
+    set(UrlColumn, urlCell(row))->setToolTip(m_notes.value(row).urlProblem);
     set(WeightColumn, QString::number(entry.endpoint.weight));
     set(ConnectionsColumn,
         entry.endpoint.maxConnections > 0 ? QString::number(entry.endpoint.maxConnections) : tr("auto"));
-    set(TestColumn, m_testResults.value(row))->setToolTip(m_testResults.value(row));
+    set(TestColumn, m_notes.value(row).test)->setToolTip(m_notes.value(row).test);
 }
 
 void EndpointsDialog::showCurrent()
@@ -238,7 +242,8 @@ void EndpointsDialog::showCurrent()
     const int row = currentRow();
     m_loadingFields = true;
     const EndpointEntry entry = row >= 0 ? m_entries.at(row) : EndpointEntry{};
-    m_url->setText(row >= 0 ? entry.endpoint.url.toString() : QString());
+    const QString typed = m_notes.value(row).typed;
+    m_url->setText(row < 0 ? QString() : !typed.isEmpty() ? typed : entry.endpoint.url.toString());
     m_token->setText(QString::fromUtf8(entry.endpoint.token));
     m_caFile->setText(entry.endpoint.caFile);
     const QByteArray &pin = entry.endpoint.pinSha256; // 32 bytes, or what was typed (not valid yet)
@@ -259,8 +264,7 @@ void EndpointsDialog::storeField()
     if (m_loadingFields || m_locked || row < 0)
         return;
     EndpointEntry &entry = m_entries[row];
-    // Kept as typed (validate() judges it on OK), so a half-typed URL is not thrown away.
-    entry.endpoint.url = QUrl(m_url->text().trimmed());
+    storeUrl(row, m_url->text());
     entry.endpoint.token = m_token->text().toUtf8();
     // Kept as typed; validate() reads the CA file and checks the pin on OK.
     entry.endpoint.caFile = m_caFile->text().trimmed();
@@ -270,8 +274,33 @@ void EndpointsDialog::storeField()
     entry.endpoint.weight = m_weight->value();
     entry.endpoint.maxConnections = m_maxConnections->value();
     entry.enabled = m_enabled->isChecked();
-    m_testResults[row].clear();
+    m_notes[row].test.clear();
     refreshRow(row);
+}
+
+void EndpointsDialog::storeUrl(int row, const QString &typed)
+{
+    RowNotes &notes = m_notes[row];
+    const Parsed<Endpoint> parsed = EndpointParser::fromUrl(typed);
+    if (parsed.value) {
+        // "127.0.0.1:9101" is what the README calls an endpoint: it is sent to as http://.
+        m_entries[row].endpoint.url = parsed.value->url;
+        notes.typed.clear();
+        notes.urlProblem.clear();
+    } else {
+        // Kept as typed (OK refuses it, saying why), so a half-typed URL is not thrown away.
+        m_entries[row].endpoint.url = QUrl();
+        notes.typed = typed.trimmed().isEmpty() ? QStringLiteral(" ") : typed;
+        notes.urlProblem = parsed.error;
+    }
+}
+
+QString EndpointsDialog::urlCell(int row) const
+{
+    const RowNotes notes = m_notes.value(row);
+    if (!notes.typed.isEmpty())
+        return tr("%1 (not a URL yet)").arg(notes.typed.trimmed());
+    return m_entries.value(row).endpoint.url.toString();
 }
 
 void EndpointsDialog::addEndpoint()
@@ -280,7 +309,7 @@ void EndpointsDialog::addEndpoint()
         return;
     m_entries.append(EndpointEntry{});
     m_entries.last().endpoint.url = QUrl(QStringLiteral("http://localhost:9101"));
-    m_testResults.append(QString());
+    m_notes.append(RowNotes{});
     buildTable();
     selectRow(int(m_entries.size()) - 1);
     m_url->setFocus();
@@ -293,7 +322,7 @@ void EndpointsDialog::removeCurrent()
     if (m_locked || row < 0)
         return;
     m_entries.removeAt(row);
-    m_testResults.removeAt(row);
+    m_notes.removeAt(row);
     buildTable();
     selectRow(std::min(row, int(m_entries.size()) - 1));
 }
@@ -305,7 +334,7 @@ void EndpointsDialog::moveCurrent(int delta)
     if (m_locked || row < 0 || target < 0 || target >= m_entries.size())
         return;
     m_entries.swapItemsAt(row, target);
-    m_testResults.swapItemsAt(row, target);
+    m_notes.swapItemsAt(row, target);
     buildTable();
     selectRow(target);
 }
@@ -321,7 +350,7 @@ std::optional<QString> EndpointsDialog::importFrom(const QString &path)
     if (!parsed.value)
         return tr("%1 is not an endpoints file: %2").arg(path, parsed.error);
     m_entries = *parsed.value;
-    m_testResults = QStringList(m_entries.size());
+    m_notes = QList<RowNotes>(m_entries.size());
     buildTable();
     selectRow(m_entries.isEmpty() ? -1 : 0);
     return std::nullopt;
@@ -340,71 +369,28 @@ std::optional<QString> EndpointsDialog::exportTo(const QString &path, bool withT
     return std::nullopt;
 }
 
-void EndpointsDialog::testSelected()
+void EndpointsDialog::testAll()
 {
-    QList<int> rows;
-    if (currentRow() >= 0)
-        rows.append(currentRow());
-    else
-        for (int r = 0; r < m_entries.size(); ++r)
-            rows.append(r);
+    if (m_tester->isRunning())
+        return;
+    // Every row, the selected one or not, enabled or not: the list is what is being checked.
     QList<Endpoint> endpoints;
-    for (int r : std::as_const(rows)) {
-        endpoints.append(m_entries.at(r).endpoint);
-        m_testResults[r] = tr("testing…");
-        refreshRow(r);
-    }
-    delete m_health;
-    m_health = new HealthCheck(std::make_shared<ReceiverProtocol>(), this);
-    m_testButton->setEnabled(false);
-    auto clock = std::make_shared<QElapsedTimer>();
-    clock->start();
-    connect(m_health, &HealthCheck::finished, this,
-            [this, rows, clock, endpoints](const QList<std::optional<QString>> &problems) {
-                // All checks run at once, so the time to the last answer bounds each round trip.
-                const qint64 ms = clock->elapsed();
-                for (qsizetype i = 0; i < rows.size() && i < problems.size(); ++i) {
-                    const int r = rows.at(i);
-                    if (r >= m_testResults.size())
-                        continue;
-                    m_testResults[r] = problems.at(i)     ? *problems.at(i)
-                                       : rows.size() == 1 ? tr("healthy, %1 ms").arg(ms)
-                                                          : tr("healthy, ≤ %1 ms").arg(ms);
-                    refreshRow(r);
-                }
-                // One healthy endpoint: measure its bandwidth too (a second of probe downloads);
-                // for many at once the health check alone keeps the test quick.
-                if (rows.size() == 1 && !problems.value(0))
-                    probeBandwidth(rows.first(), endpoints.first());
-                else
-                    finishTest();
-            });
-    m_health->check(endpoints, 5000);
-}
-
-void EndpointsDialog::probeBandwidth(int row, const Endpoint &endpoint)
-{
-    const QString healthy = m_testResults.value(row);
-    m_testResults[row] = tr("%1 · measuring bandwidth…").arg(healthy);
-    refreshRow(row);
-    if (!m_probeManagers)
-        m_probeManagers = std::make_unique<NetworkManagers>(4);
-    BandwidthProbe::Options options;
-    options.connections = 4;
-    options.durationMs = BandwidthProbe::InPassingMs;
-    m_probe = std::make_unique<BandwidthProbe>(m_probeManagers->list(), QList<Endpoint>{endpoint}, options);
-    const auto show = [this, row, healthy](const QString &text) {
-        if (row < m_testResults.size()) {
-            m_testResults[row] = tr("%1 · %2").arg(healthy, text);
+    m_testedRows.clear();
+    for (int row = 0; row < int(m_entries.size()); ++row) {
+        if (!m_notes.at(row).typed.isEmpty()) {
+            m_notes[row].test = m_notes.at(row).urlProblem; // nothing to send to
             refreshRow(row);
+            continue;
         }
+        endpoints.append(m_entries.at(row).endpoint);
+        m_testedRows.append(row);
+    }
+    if (endpoints.isEmpty()) {
         finishTest();
-    };
-    connect(m_probe.get(), &BandwidthProbe::finished, this,
-            [show](const LinkEstimate &estimate) { show(estimate.summary()); });
-    connect(m_probe.get(), &BandwidthProbe::failed, this,
-            [show](const QString &why) { show(tr("bandwidth not measured: %1").arg(why)); });
-    m_probe->start();
+        return;
+    }
+    m_testButton->setEnabled(false);
+    m_tester->start(endpoints);
 }
 
 void EndpointsDialog::finishTest()
@@ -415,13 +401,15 @@ void EndpointsDialog::finishTest()
 
 QString EndpointsDialog::testResult(int row) const
 {
-    return m_testResults.value(row);
+    return m_notes.value(row).test;
 }
 
 std::optional<QString> EndpointsDialog::validate()
 {
     for (qsizetype i = 0; i < m_entries.size(); ++i) {
-        const Parsed<Endpoint> parsed = EndpointParser::fromUrl(m_entries.at(i).endpoint.url.toString());
+        const QString typed = m_notes.value(i).typed;
+        const Parsed<Endpoint> parsed =
+            EndpointParser::fromUrl(typed.isEmpty() ? m_entries.at(i).endpoint.url.toString() : typed);
         if (!parsed.value) {
             selectRow(int(i));
             return tr("Endpoint %1: %2").arg(i + 1).arg(parsed.error);

@@ -1,6 +1,5 @@
 #include "MainWindow.h"
 
-#include "ByteSize.h"
 #include "DropZone.h"
 #include "EndpointsDialog.h"
 #include "ProgressBarDelegate.h"
@@ -8,10 +7,13 @@
 #include "SettingsDialog.h"
 #include "SettingsStore.h"
 #include "SpeedGraph.h"
+#include "StatusPanel.h"
 #include "TokenStore.h"
 #include "TransferController.h"
 #include "TransferTableModel.h"
+#include "Translations.h"
 #include "TrayIcon.h"
+#include "Units.h"
 
 #include <QAction>
 #include <QApplication>
@@ -30,6 +32,7 @@
 #include <QStatusBar>
 #include <QTableView>
 #include <QToolBar>
+#include <QToolButton>
 #include <QUrl>
 #include <QVBoxLayout>
 
@@ -50,6 +53,7 @@ MainWindow::MainWindow(SettingsStore &settings, TokenStore &tokens, TransferCont
     , m_model(new TransferTableModel(controller, this))
 {
     initResources();
+    Translations::install(); // before the first %n string
     setWindowTitle(tr("Multilane"));
     setWindowIcon(QIcon(QStringLiteral(":/multilane/multilane.svg")));
     setAcceptDrops(true);
@@ -67,32 +71,12 @@ MainWindow::MainWindow(SettingsStore &settings, TokenStore &tokens, TransferCont
     top->addWidget(m_graph);
     layout->addLayout(top);
 
-    m_table = new QTableView(central);
-    m_table->setModel(m_model);
-    m_table->setItemDelegateForColumn(TransferTableModel::Progress, new ProgressBarDelegate(m_table));
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    m_table->setAlternatingRowColors(true);
-    m_table->setShowGrid(false);
-    m_table->setWordWrap(false);
-    m_table->verticalHeader()->hide();
-    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 10);
-    m_table->setContextMenuPolicy(Qt::CustomContextMenu);
-    m_table->setAccessibleName(tr("Transfers"));
-    QHeaderView *header = m_table->horizontalHeader();
-    header->setSectionResizeMode(TransferTableModel::Name, QHeaderView::Stretch);
-    header->resizeSection(TransferTableModel::Size, 80);
-    header->resizeSection(TransferTableModel::Progress, 140);
-    header->resizeSection(TransferTableModel::Speed, 90);
-    header->resizeSection(TransferTableModel::Eta, 60);
-    header->resizeSection(TransferTableModel::State, 150);
-    header->resizeSection(TransferTableModel::Endpoints, 160);
-    header->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    createTable(central);
     layout->addWidget(m_table, 1);
     setCentralWidget(central);
 
     createActions();
-    createStatusBar();
+    m_status = new StatusPanel(controller, *m_model, statusBar());
 
     connect(m_table, &QTableView::customContextMenuRequested, this, [this](const QPoint &pos) {
         QMenu menu(this);
@@ -106,7 +90,6 @@ MainWindow::MainWindow(SettingsStore &settings, TokenStore &tokens, TransferCont
     connect(m_model, &QAbstractItemModel::dataChanged, this, &MainWindow::updateActions);
     connect(m_table, &QTableView::doubleClicked, this, &MainWindow::showInFolder);
 
-    connect(&controller, &TransferController::progressChanged, this, &MainWindow::refreshStatus);
     connect(&controller, &TransferController::onlineChanged, this, &MainWindow::refreshStatus);
     connect(&controller, &TransferController::linkChanged, this, [this](const QString &failed) {
         if (!failed.isEmpty())
@@ -116,10 +99,12 @@ MainWindow::MainWindow(SettingsStore &settings, TokenStore &tokens, TransferCont
     connect(&controller, &TransferController::warning, this,
             [this](const QString &message) { statusBar()->showMessage(message, 20000); });
     connect(&controller, &TransferController::pausedChanged, this, &MainWindow::refreshStatus);
-    // The graph moves on even when no tick comes (a paused or idle transfer draws a flat line).
-    m_graphTimer.setInterval(1000);
-    connect(&m_graphTimer, &QTimer::timeout, this, &MainWindow::refreshStatus);
-    m_graphTimer.start();
+    // One steady tick for the figures, the status bar and the graph: twice a second reads
+    // calmly (Transmission and qBittorrent refresh every one to two seconds), and the graph moves
+    // on when nothing does (a paused or idle transfer draws a flat line).
+    m_tickTimer.setInterval(TickMs);
+    connect(&m_tickTimer, &QTimer::timeout, this, [this] { tick(m_clock.elapsed()); });
+    m_tickTimer.start();
 
     if (TrayIcon::isAvailable()) {
         m_tray = new TrayIcon(this);
@@ -152,6 +137,31 @@ MainWindow::MainWindow(SettingsStore &settings, TokenStore &tokens, TransferCont
 
 MainWindow::~MainWindow() = default;
 
+void MainWindow::createTable(QWidget *parent)
+{
+    m_table = new QTableView(parent);
+    m_table->setModel(m_model);
+    m_table->setItemDelegateForColumn(TransferTableModel::Progress, new ProgressBarDelegate(m_table));
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_table->setAlternatingRowColors(true);
+    m_table->setShowGrid(false);
+    m_table->setWordWrap(false);
+    m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 10);
+    m_table->setContextMenuPolicy(Qt::CustomContextMenu);
+    m_table->setAccessibleName(tr("Transfers"));
+    QHeaderView *header = m_table->horizontalHeader();
+    header->setSectionResizeMode(TransferTableModel::Name, QHeaderView::Stretch);
+    header->resizeSection(TransferTableModel::Size, 80);
+    header->resizeSection(TransferTableModel::Progress, 140);
+    header->resizeSection(TransferTableModel::Speed, 90);
+    header->resizeSection(TransferTableModel::Eta, 60);
+    header->resizeSection(TransferTableModel::State, 150);
+    header->resizeSection(TransferTableModel::Endpoints, 160);
+    header->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+}
+
 void MainWindow::createActions()
 {
     auto make = [this](const QString &text, const QKeySequence &key, const QString &iconName,
@@ -171,16 +181,26 @@ void MainWindow::createActions()
     m_pauseAll =
         make(tr("&Pause all"), QKeySequence(tr("Ctrl+Shift+P")), QStringLiteral("media-playback-pause"),
              QStyle::SP_MediaPause, &MainWindow::togglePauseAll);
-    m_pauseSelected = make(tr("Pa&use"), QKeySequence(tr("Ctrl+P")), QStringLiteral("media-playback-pause"),
-                           QStyle::SP_MediaPause, [this] { m_model->setPaused(selectedRows(), true); });
-    m_resumeSelected = make(tr("&Resume"), QKeySequence(tr("Ctrl+R")), QStringLiteral("media-playback-start"),
-                            QStyle::SP_MediaPlay, [this] { m_model->setPaused(selectedRows(), false); });
-    m_cancelSelected = make(tr("&Cancel"), QKeySequence(tr("Ctrl+.")), QStringLiteral("process-stop"),
-                            QStyle::SP_BrowserStop, [this] { m_model->cancel(selectedRows()); });
-    m_retrySelected = make(tr("Re&try"), QKeySequence(tr("Ctrl+Shift+R")), QStringLiteral("view-refresh"),
-                           QStyle::SP_BrowserReload, [this] { m_model->retry(selectedRows()); });
-    m_removeSelected = make(tr("Re&move from list"), QKeySequence::Delete, QStringLiteral("list-remove"),
-                            QStyle::SP_TrashIcon, [this] { m_model->remove(selectedRows()); });
+    m_pauseSelected =
+        make(tr("Pa&use"), QKeySequence(tr("Ctrl+P")), QStringLiteral("media-playback-pause"),
+             QStyle::SP_MediaPause, [this] {
+                 onSelection(tr("pause"), [this](const QList<int> &rows) { m_model->setPaused(rows, true); });
+             });
+    m_resumeSelected = make(
+        tr("&Resume"), QKeySequence(tr("Ctrl+R")), QStringLiteral("media-playback-start"),
+        QStyle::SP_MediaPlay, [this] {
+            onSelection(tr("resume"), [this](const QList<int> &rows) { m_model->setPaused(rows, false); });
+        });
+    m_cancelSelected = make(
+        tr("&Cancel"), QKeySequence(tr("Ctrl+.")), QStringLiteral("process-stop"), QStyle::SP_BrowserStop,
+        [this] { onSelection(tr("cancel"), [this](const QList<int> &rows) { m_model->cancel(rows); }); });
+    m_retrySelected =
+        make(tr("Re&try"), QKeySequence(tr("Ctrl+Shift+R")), QStringLiteral("view-refresh"),
+             QStyle::SP_BrowserReload,
+             [this] { onSelection(tr("retry"), [this](const QList<int> &rows) { m_model->retry(rows); }); });
+    m_removeSelected = make(
+        tr("Re&move from list"), QKeySequence::Delete, QStringLiteral("list-remove"), QStyle::SP_TrashIcon,
+        [this] { onSelection(tr("remove"), [this](const QList<int> &rows) { m_model->remove(rows); }); });
     m_showInFolder = make(tr("&Show in folder"), QKeySequence(tr("Ctrl+Return")), QStringLiteral("folder"),
                           QStyle::SP_DirOpenIcon, &MainWindow::showInFolder);
     m_clearFinished = make(tr("C&lear finished"), QKeySequence(tr("Ctrl+L")), QStringLiteral("edit-clear"),
@@ -210,35 +230,45 @@ void MainWindow::createActions()
     QMenu *tools = menuBar()->addMenu(tr("T&ools"));
     tools->addActions({settings, endpoints, s3Target});
 
+    createToolbar(
+        {m_addFiles, m_addFolder, nullptr, m_pauseAll, m_clearFinished, nullptr, settings, endpoints});
+}
+
+void MainWindow::createToolbar(const QList<QAction *> &actions)
+{
     QToolBar *toolbar = addToolBar(tr("Main"));
     toolbar->setObjectName(QStringLiteral("mainToolbar"));
     toolbar->setMovable(false);
     toolbar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    toolbar->addActions({m_addFiles, m_addFolder});
-    toolbar->addSeparator();
-    toolbar->addActions({m_pauseAll, m_clearFinished});
-    toolbar->addSeparator();
-    toolbar->addActions({settings, endpoints});
+    for (QAction *action : actions) {
+        if (action)
+            toolbar->addAction(action);
+        else
+            toolbar->addSeparator();
+    }
+    // Pause all and Resume all take the same room, so the buttons after it stay put.
+    if (QWidget *button = toolbar->widgetForAction(m_pauseAll)) {
+        int widest = 0;
+        for (const QString &text : {tr("&Resume all"), tr("&Pause all")}) {
+            m_pauseAll->setText(text);
+            widest = std::max(widest, button->sizeHint().width());
+        }
+        button->setMinimumWidth(widest);
+    }
 }
 
-void MainWindow::createStatusBar()
+void MainWindow::onSelection(const QString &what, const std::function<void(const QList<int> &)> &act)
 {
-    m_speedLabel = new QLabel(this);
-    m_speedLabel->setAccessibleName(tr("Total speed"));
-    m_totalLabel = new QLabel(this);
-    m_totalLabel->setAccessibleName(tr("Overall progress"));
-    m_onlineBadge = new QLabel(this);
-    m_onlineBadge->setAccessibleName(tr("Network state"));
-    m_onlineBadge->setMargin(2);
-    m_connectionsLabel = new QLabel(this);
-    m_connectionsLabel->setAccessibleName(tr("Connections per endpoint"));
-    m_chunkLabel = new QLabel(this);
-    m_chunkLabel->setAccessibleName(tr("Measured link and chunk size")); // tooltip set by refreshStatus
-    statusBar()->addWidget(m_speedLabel);
-    statusBar()->addWidget(m_totalLabel, 1);
-    statusBar()->addPermanentWidget(m_connectionsLabel);
-    statusBar()->addPermanentWidget(m_chunkLabel);
-    statusBar()->addPermanentWidget(m_onlineBadge);
+    const QList<int> rows = selectedRows();
+    if (rows.isEmpty()) {
+        statusBar()->showMessage(
+            tr("Select the files to %1 first (click a row; Ctrl+A selects all). Pause all: Ctrl+Shift+P.")
+                .arg(what),
+            8000);
+        return;
+    }
+    act(rows);
+    updateActions();
 }
 
 QStringList MainWindow::addPaths(const QStringList &paths)
@@ -247,6 +277,7 @@ QStringList MainWindow::addPaths(const QStringList &paths)
     showProblems(result.errors);
     if (result.files > 0)
         statusBar()->showMessage(tr("Added %n file(s)", nullptr, result.files), 4000);
+    tick(m_clock.elapsed()); // the new rows count in the totals and the title at once
     return result.errors;
 }
 
@@ -265,11 +296,22 @@ void MainWindow::offerUnfinished()
     const int files = m_controller.unfinishedFiles();
     if (files == 0)
         return;
-    QMessageBox box(
-        QMessageBox::Question, tr("Unfinished uploads"),
-        tr("%n file(s) (%1) did not finish uploading last time. Continue where they stopped?", nullptr, files)
-            .arg(ByteSize::format(m_controller.unfinishedBytes())),
-        QMessageBox::NoButton, this);
+    // Named, so the choice is about files the user recognises; a long list goes to the details.
+    constexpr int Shown = 5;
+    const QStringList names = m_controller.unfinishedNames();
+    QStringList lines;
+    for (qsizetype i = 0; i < names.size() && i < Shown; ++i)
+        lines.append(QStringLiteral("  • ") + names.at(i));
+    if (names.size() > Shown)
+        lines.append(tr("  and %n more", nullptr, int(names.size() - Shown)));
+    QMessageBox box(QMessageBox::Question, tr("Unfinished uploads"),
+                    tr("%n file(s) (%1) did not finish uploading last time:", nullptr, files)
+                            .arg(Units::size(m_controller.unfinishedBytes())) +
+                        QLatin1Char('\n') + lines.join(QLatin1Char('\n')) + QStringLiteral("\n\n") +
+                        tr("Continue where they stopped?"),
+                    QMessageBox::NoButton, this);
+    if (names.size() > Shown)
+        box.setDetailedText(names.join(QLatin1Char('\n')));
     QPushButton *resume = box.addButton(tr("&Resume"), QMessageBox::AcceptRole);
     QPushButton *discard = box.addButton(tr("&Discard"), QMessageBox::DestructiveRole);
     box.addButton(tr("&Later"), QMessageBox::RejectRole);
@@ -346,82 +388,50 @@ void MainWindow::updateActions()
         canCancel |= running;
         canRetry |= job.state() == TransferState::Failed || job.state() == TransferState::Cancelled;
     }
-    m_pauseSelected->setEnabled(canPause);
-    m_resumeSelected->setEnabled(canResume);
-    m_cancelSelected->setEnabled(canCancel);
-    m_retrySelected->setEnabled(canRetry);
-    m_removeSelected->setEnabled(!rows.isEmpty());
+    // With nothing selected they stay on, so their shortcuts say what to select rather than
+    // doing nothing; with a selection, only what fits it.
+    const bool none = rows.isEmpty();
+    m_pauseSelected->setEnabled(none || canPause);
+    m_resumeSelected->setEnabled(none || canResume);
+    m_cancelSelected->setEnabled(none || canCancel);
+    m_retrySelected->setEnabled(none || canRetry);
+    m_removeSelected->setEnabled(true);
     m_showInFolder->setEnabled(rows.size() == 1);
 }
 
 QString MainWindow::statusText() const
 {
-    return m_speedLabel->text() + QStringLiteral(" · ") + m_totalLabel->text() + QStringLiteral(" · ") +
-           m_chunkLabel->text();
+    QStringList parts{m_status->speedText(), m_status->totalText()};
+    if (!m_status->connectionsText().isEmpty())
+        parts.append(m_status->connectionsText());
+    parts += {m_status->linkText(), m_status->badgeText()};
+    return parts.join(QStringLiteral(" · "));
+}
+
+void MainWindow::tick(qint64 nowMs)
+{
+    m_model->updateFigures(nowMs, m_controller.delivery());
+    m_graph->addSample(nowMs, m_model->totals().bytesPerSecond.value_or(0));
+    refreshStatus();
 }
 
 void MainWindow::refreshStatus()
 {
-    const TransferProgress p = m_controller.totals();
+    m_status->refresh();
+    const bool paused = m_controller.isPaused();
+    m_pauseAll->setText(paused ? tr("&Resume all") : tr("&Pause all"));
+    m_pauseAll->setIcon(style()->standardIcon(paused ? QStyle::SP_MediaPlay : QStyle::SP_MediaPause));
+
+    // The title and the tray say what the list holds: rows cleared away no longer count.
     const bool busy = m_controller.isBusy();
-    // Speed from bytes put on the wire: files skipped as already there count as done at once
-    // and would draw a spike no link ever carried.
-    const qint64 now = m_clock.elapsed();
-    m_rate.addSample(now, p.bytesSent);
-    const double speed = busy && !p.paused ? m_rate.bytesPerSecond(now) : 0;
-    m_graph->addSample(now, speed);
-    m_speedLabel->setText(busy && !p.paused ? tr("↑ %1").arg(ByteSize::formatRate(speed)) : tr("↑ idle"));
-    const int finished = p.filesDone + p.filesSkipped;
-    m_totalLabel->setText(
-        p.filesTotal == 0 ? tr("Drop files to start")
-                          : tr("%1 of %2 · %3 of %4 files%5")
-                                .arg(ByteSize::format(p.bytesDone), ByteSize::format(p.bytesTotal))
-                                .arg(finished)
-                                .arg(p.filesTotal)
-                                .arg(p.filesFailed > 0 ? tr(" · %1 failed").arg(p.filesFailed) : QString()));
-    // The level and why in the bar; the tooltip adds how many are open to each endpoint now.
-    QStringList named;
-    for (const auto &[name, count] : m_controller.connectionsPerEndpoint())
-        named.append(tr("%1: %n open", nullptr, count).arg(name));
-    m_connectionsLabel->setText(busy && p.connections > 0 ? tr("%n connection(s)", nullptr, p.connections)
-                                                          : QString());
-    m_connectionsLabel->setToolTip(QStringList(p.connectionsReason).join(QString()) + QLatin1Char('\n') +
-                                   named.join(QLatin1Char('\n')));
-    m_connectionsLabel->setVisible(busy && p.connections > 0);
-
-    const UserSettings &s = m_settings.values();
-    const std::optional<LinkEstimate> &link = m_controller.link();
-    const QString linkText = m_controller.isMeasuringLink() ? tr("Uplink: measuring…")
-                             : link                         ? tr("Uplink %1, %2 ms")
-                                          .arg(ByteSize::formatRate(link->bytesPerSecond))
-                                          .arg(link->rttMs, 0, 'f', link->rttMs < 10 ? 1 : 0)
-                                    : tr("Uplink: not measured");
-    const qint64 chunk = m_controller.currentOptions().chunkSize;
-    m_chunkLabel->setText(s.chunkSizeAuto ? tr("%1 · chunk %2 (auto)").arg(linkText, ByteSize::format(chunk))
-                                          : tr("%1 · chunk %2").arg(linkText, ByteSize::format(s.chunkSize)));
-    m_chunkLabel->setToolTip(
-        link ? tr("Upload rate measured over %1 connections: %2").arg(link->connections).arg(link->reason)
-             : tr("The uplink is measured when the window opens, when the endpoints change and "
-                  "when the network comes back."));
-
-    const bool online = p.online;
-    m_onlineBadge->setText(p.paused  ? tr(" Paused ")
-                           : !online ? tr(" Waiting for network ")
-                           : busy    ? tr(" Online ")
-                                     : tr(" Ready "));
-    m_onlineBadge->setStyleSheet(
-        p.paused ? QStringLiteral("QLabel { background: #8a8f96; color: white; border-radius: 3px; }")
-        : online ? QStringLiteral("QLabel { background: #2e8b57; color: white; border-radius: 3px; }")
-                 : QStringLiteral("QLabel { background: #c0392b; color: white; border-radius: 3px; }"));
-    m_pauseAll->setText(p.paused ? tr("&Resume all") : tr("&Pause all"));
-    m_pauseAll->setIcon(style()->standardIcon(p.paused ? QStyle::SP_MediaPlay : QStyle::SP_MediaPause));
-
-    const int percent = p.bytesTotal > 0 ? int(100 * p.bytesDone / p.bytesTotal) : 0;
-    const QString summary = busy ? tr("Multilane — %1% · %2").arg(percent).arg(m_speedLabel->text())
-                                 : tr("Multilane — %1").arg(p.filesTotal > 0 ? tr("all done") : tr("idle"));
-    setWindowTitle(busy ? tr("%1% — Multilane").arg(percent) : tr("Multilane"));
-    if (m_tray)
-        m_tray->setStatus(summary + QLatin1Char('\n') + m_totalLabel->text(), p.paused);
+    const int files = m_model->rowCount();
+    setWindowTitle(busy ? tr("%1% — Multilane").arg(m_status->percent()) : tr("Multilane"));
+    if (m_tray) {
+        const QString summary =
+            busy ? tr("Multilane — %1% · %2").arg(m_status->percent()).arg(m_status->speedText())
+                 : tr("Multilane — %1").arg(files > 0 ? tr("all done") : tr("idle"));
+        m_tray->setStatus(summary + QLatin1Char('\n') + m_status->totalText(), paused);
+    }
 }
 
 void MainWindow::togglePauseAll()
@@ -453,11 +463,14 @@ void MainWindow::closeEvent(QCloseEvent *event)
         QApplication::quit();
         return;
     }
-    QMessageBox box(
-        QMessageBox::Question, tr("Uploads are running"),
-        tr("Uploads are still running. Keep them going in the tray, or pause them and quit? Paused "
-           "uploads are offered for resume the next time Multilane starts."),
-        QMessageBox::NoButton, this);
+    // The question offers exactly what the buttons do: without a tray there is nowhere to keep going.
+    const QString question =
+        m_tray ? tr("Uploads are still running. Keep them going in the tray, or pause them and quit?")
+               : tr("Uploads are still running. Pause them and quit?");
+    QMessageBox box(QMessageBox::Question, tr("Uploads are running"),
+                    question + QLatin1Char(' ') +
+                        tr("Paused uploads are offered for resume the next time Multilane starts."),
+                    QMessageBox::NoButton, this);
     QPushButton *keep =
         m_tray ? box.addButton(tr("&Keep uploading in the tray"), QMessageBox::AcceptRole) : nullptr;
     QPushButton *quit = box.addButton(tr("&Pause and quit"), QMessageBox::DestructiveRole);

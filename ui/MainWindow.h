@@ -1,10 +1,9 @@
 #pragma once
 
-#include "RateMeter.h"
-
 #include <QElapsedTimer>
 #include <QMainWindow>
 #include <QTimer>
+#include <functional>
 
 class QAction;
 class QLabel;
@@ -15,6 +14,7 @@ namespace multilane {
 class DropZone;
 class SettingsStore;
 class SpeedGraph;
+class StatusPanel;
 class TokenStore;
 class TransferController;
 class TransferTableModel;
@@ -42,6 +42,12 @@ public:
     void openEndpoints();
     void openS3Target();        // Tools → S3 target: send to a bucket instead of the receivers
     QString statusText() const; // the status bar's text, for the tray tooltip and tests
+    StatusPanel &status() { return *m_status; }
+    // Progress, speeds, the status bar and the graph at nowMs (the window's steady tick calls it
+    // with its own clock; tests with theirs).
+    void tick(qint64 nowMs);
+    // How often tick() runs.
+    static constexpr int TickMs = 500;
 
 Q_SIGNALS:
     // A desktop notification (batch finished or failed, as the settings ask; still uploading in
@@ -55,7 +61,11 @@ protected:
 
 private:
     void createActions();
-    void createStatusBar();
+    // nullptr in `actions`: a separator.
+    void createToolbar(const QList<QAction *> &actions);
+    void createTable(QWidget *parent);
+    // Acts on the selected rows; with none selected says how, instead of doing nothing silently.
+    void onSelection(const QString &what, const std::function<void(const QList<int> &)> &act);
     QList<int> selectedRows() const;
     void updateActions();
     void refreshStatus();
@@ -74,11 +84,7 @@ private:
     QTableView *m_table;
     SpeedGraph *m_graph;
     TrayIcon *m_tray = nullptr;
-    QLabel *m_speedLabel;
-    QLabel *m_totalLabel;
-    QLabel *m_onlineBadge;
-    QLabel *m_connectionsLabel;
-    QLabel *m_chunkLabel;
+    StatusPanel *m_status;
     QAction *m_addFiles;
     QAction *m_addFolder;
     QAction *m_pauseAll;
@@ -89,9 +95,8 @@ private:
     QAction *m_removeSelected;
     QAction *m_showInFolder;
     QAction *m_clearFinished;
-    QTimer m_graphTimer;
+    QTimer m_tickTimer;
     QElapsedTimer m_clock;
-    RateMeter m_rate;
     bool m_quitting = false;
 };
 

@@ -5,6 +5,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -16,7 +17,7 @@
 
 namespace multilane {
 
-static constexpr qint64 MiB = 1024 * 1024;
+static constexpr double MB = 1e6; // SI, as everywhere in the window (Units)
 
 static QSpinBox *spinBox(int minimum, int maximum, const QString &suffix, QWidget *parent)
 {
@@ -30,7 +31,8 @@ SettingsDialog::SettingsDialog(SettingsStore &store, QWidget *parent)
     : QDialog(parent)
     , m_store(store)
 {
-    setWindowTitle(tr("Multilane Settings"));
+    // The desktop adds the application's name ("Settings — Multilane").
+    setWindowTitle(tr("Settings"));
     auto *layout = new QVBoxLayout(this);
 
     m_managedNote = new QLabel(this);
@@ -51,21 +53,30 @@ SettingsDialog::SettingsDialog(SettingsStore &store, QWidget *parent)
     m_chunkMode->addItem(tr("Automatic"));
     m_chunkMode->addItem(tr("Fixed"));
     m_chunkMode->setAccessibleName(tr("Chunk size mode"));
-    m_chunkMode->setToolTip(tr("Automatic starts at 8 MiB and spreads each file over the connections; the "
-                               "command line also measures the link first for big uploads."));
-    m_chunkSize = spinBox(1, int(ChunkPlanner::MaxChunkSize / MiB), tr(" MiB"), transfer);
+    m_chunkMode->setToolTip(tr("Automatic sizes each file's chunks for the measured link and the number of "
+                               "connections, so every connection has work to the end."));
+    m_chunkSize = new QDoubleSpinBox(transfer);
+    m_chunkSize->setRange(double(ChunkPlanner::MinChunkSize) / MB, double(ChunkPlanner::MaxChunkSize) / MB);
+    m_chunkSize->setDecimals(1);
+    m_chunkSize->setSuffix(tr(" MB"));
     m_chunkSize->setAccessibleName(tr("Fixed chunk size"));
+    m_chunkAutoNote = new QLabel(tr("picked per file; the status bar shows the sizes in use"), transfer);
+    m_chunkAutoNote->setEnabled(false); // a note, not a value
     auto *chunkRow = new QHBoxLayout;
     chunkRow->addWidget(m_chunkMode);
     chunkRow->addWidget(m_chunkSize, 1);
+    chunkRow->addWidget(m_chunkAutoNote, 1);
     auto *chunkLabel = new QLabel(tr("C&hunk size:"), transfer);
     chunkLabel->setBuddy(m_chunkMode);
     form->addRow(chunkLabel, chunkRow);
     connect(m_chunkMode, &QComboBox::currentIndexChanged, this, &SettingsDialog::updateEnabled);
 
-    m_speedLimit = spinBox(0, 10 * 1000 * 1000, tr(" KB/s"), transfer);
+    m_speedLimit = new QDoubleSpinBox(transfer);
+    m_speedLimit->setRange(0, 100000);
+    m_speedLimit->setDecimals(1);
+    m_speedLimit->setSingleStep(0.5);
+    m_speedLimit->setSuffix(tr(" MB/s"));
     m_speedLimit->setSpecialValueText(tr("Unlimited"));
-    m_speedLimit->setSingleStep(1000);
     m_speedLimit->setAccessibleName(tr("Upload speed limit"));
     m_speedLimit->setToolTip(
         tr("Leave bandwidth for others: uploads started after the change stay under this "
@@ -136,8 +147,10 @@ void SettingsDialog::load(const UserSettings &v)
 {
     m_connections->setValue(v.connections);
     m_chunkMode->setCurrentIndex(v.chunkSizeAuto ? 0 : 1);
-    m_chunkSize->setValue(int(std::max<qint64>(1, v.chunkSize / MiB)));
-    m_speedLimit->setValue(int(v.speedLimitBytesPerSecond / 1000));
+    m_chunkSize->setValue(double(v.chunkSize) / MB);
+    m_loadedChunkMb = m_chunkSize->value();
+    m_speedLimit->setValue(double(v.speedLimitBytesPerSecond) / MB);
+    m_loadedLimitMbps = m_speedLimit->value();
     m_onConflict->setCurrentIndex(m_onConflict->findData(int(v.onConflict)));
     m_destination->setText(v.destination);
     m_maxAttempts->setValue(v.maxAttempts);
@@ -160,8 +173,11 @@ void SettingsDialog::lock(const QString &key, const QList<QWidget *> &widgets)
 
 void SettingsDialog::updateEnabled()
 {
+    const bool fixed = m_chunkMode->currentIndex() == 1;
+    m_chunkSize->setVisible(fixed);
+    m_chunkAutoNote->setVisible(!fixed);
     if (!m_chunkSize->property("locked").toBool())
-        m_chunkSize->setEnabled(m_chunkMode->currentIndex() == 1);
+        m_chunkSize->setEnabled(fixed);
 }
 
 UserSettings SettingsDialog::editedValues() const
@@ -169,8 +185,10 @@ UserSettings SettingsDialog::editedValues() const
     UserSettings v = m_store.values();
     v.connections = m_connections->value();
     v.chunkSizeAuto = m_chunkMode->currentIndex() == 0;
-    v.chunkSize = qint64(m_chunkSize->value()) * MiB;
-    v.speedLimitBytesPerSecond = qint64(m_speedLimit->value()) * 1000;
+    if (m_chunkSize->value() != m_loadedChunkMb)
+        v.chunkSize = qint64(m_chunkSize->value() * MB);
+    if (m_speedLimit->value() != m_loadedLimitMbps)
+        v.speedLimitBytesPerSecond = qint64(m_speedLimit->value() * MB);
     v.onConflict = ConflictPolicy(m_onConflict->currentData().toInt());
     v.destination = m_destination->text().trimmed();
     v.maxAttempts = m_maxAttempts->value();

@@ -6,6 +6,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
 class QSpinBox;
@@ -23,6 +24,9 @@ public:
 
     // What the fields say now, on top of the stored settings (endpoints are left as stored).
     UserSettings editedValues() const;
+    QDoubleSpinBox *chunkSizeField() const { return m_chunkSize; }
+    QLabel *chunkAutoNote() const { return m_chunkAutoNote; }
+    QDoubleSpinBox *speedLimitField() const { return m_speedLimit; }
     // Hands the fields to the store; returns the locked keys it refused.
     QStringList apply();
 
@@ -38,8 +42,11 @@ private:
     QLabel *m_managedNote;
     QSpinBox *m_connections;
     QComboBox *m_chunkMode;
-    QSpinBox *m_chunkSize;
-    QSpinBox *m_speedLimit;
+    QDoubleSpinBox *m_chunkSize;  // MB, like every size the window shows
+    QLabel *m_chunkAutoNote;      // what "Automatic" does, in place of a number it would not use
+    QDoubleSpinBox *m_speedLimit; // MB/s
+    double m_loadedChunkMb = 0;   // a value left alone is kept to the byte, not rounded to the field
+    double m_loadedLimitMbps = 0;
     QSpinBox *m_maxAttempts;
     QSpinBox *m_retryDelay;
     QComboBox *m_onConflict;

@@ -1,6 +1,6 @@
 #include "SpeedGraph.h"
 
-#include "ByteSize.h"
+#include "Units.h"
 
 #include <QPainter>
 #include <QPainterPath>
@@ -63,8 +63,8 @@ void SpeedGraph::paintEvent(QPaintEvent *)
     QFont small = font();
     small.setPointSizeF(small.pointSizeF() * 0.85);
     painter.setFont(small);
-    const QString label = m_history.peak() <= 0 ? tr("upload speed")
-                                                : tr("peak %1").arg(ByteSize::formatRate(m_history.peak()));
+    const QString label =
+        m_history.peak() <= 0 ? tr("upload speed") : tr("peak %1").arg(Units::rate(m_history.peak()));
     painter.drawText(area.adjusted(4, 2, -4, -2), Qt::AlignTop | Qt::AlignLeft, label);
 }
 

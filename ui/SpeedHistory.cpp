@@ -12,7 +12,7 @@ SpeedHistory::SpeedHistory(qint64 spanMs, qint64 stepMs)
 void SpeedHistory::add(qint64 nowMs, double bytesPerSecond)
 {
     if (!m_samples.isEmpty() && nowMs - m_samples.last().timeMs < m_stepMs) {
-        m_samples.last().bytesPerSecond = std::max(m_samples.last().bytesPerSecond, bytesPerSecond);
+        m_samples.last().bytesPerSecond = bytesPerSecond;
     } else {
         m_samples.append({nowMs, bytesPerSecond});
     }

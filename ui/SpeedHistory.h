@@ -11,7 +11,8 @@ class SpeedHistory {
 public:
     explicit SpeedHistory(qint64 spanMs = 3 * 60 * 1000, qint64 stepMs = 1000);
 
-    // Records the speed at nowMs; samples closer than one step to the last are merged (max kept).
+    // Records the speed at nowMs; a sample closer than one step to the last replaces it (the
+    // newest smoothed figure stands for its second; keeping the highest would draw every blip).
     void add(qint64 nowMs, double bytesPerSecond);
 
     struct Sample {

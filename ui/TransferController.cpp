@@ -1,12 +1,14 @@
 #include "TransferController.h"
 
 #include "BandwidthProbe.h"
-#include "ByteSize.h"
+#include "NaturalOrder.h"
 #include "NetworkManagers.h"
+#include "ReachabilityHint.h"
 #include "ResumeJournal.h"
 #include "ResumePlan.h"
 #include "SettingsStore.h"
 #include "SourceScanner.h"
+#include "Units.h"
 #include "UploadSession.h"
 
 namespace multilane {
@@ -17,7 +19,15 @@ TransferController::TransferController(SettingsStore &settings, ResumeJournal *j
     , m_settings(settings)
     , m_journal(journal)
     , m_reachability(reachability)
-{}
+{
+    if (m_reachability) {
+        // The system's word changes what waiting rows and the badge say.
+        connect(m_reachability, &ReachabilityHint::networkLost, this,
+                [this] { Q_EMIT onlineChanged(isOnline()); });
+        connect(m_reachability, &ReachabilityHint::networkReturned, this,
+                [this] { Q_EMIT onlineChanged(isOnline()); });
+    }
+}
 
 TransferController::~TransferController() = default;
 
@@ -84,7 +94,11 @@ TransferController::AddResult TransferController::addPaths(const QStringList &pa
             tr("No endpoint is set up: add one in Settings → Endpoints, then add the files again."));
         return result;
     }
-    const SourceScanner::Result scan = SourceScanner::scan(paths, s.destination);
+    SourceScanner::Result scan = SourceScanner::scan(paths, s.destination);
+    // Rows in the order a file manager shows them: file2 before file10.
+    std::stable_sort(scan.files.begin(), scan.files.end(), [](const SourceFile &a, const SourceFile &b) {
+        return NaturalOrder::less(a.destinationPath, b.destinationPath);
+    });
     result.errors = scan.errors;
     result.files = int(scan.files.size());
     if (scan.files.isEmpty())
@@ -155,7 +169,7 @@ UploadSession &TransferController::sessionFor(const UploadPlan &plan)
         const TransferProgress p = raw->scheduler().progress();
         const int sent = p.filesDone + p.filesSkipped;
         const bool failed = p.filesFailed > 0;
-        QString summary = tr("%n file(s) uploaded (%1)", nullptr, sent).arg(ByteSize::format(p.bytesTotal));
+        QString summary = tr("%n file(s) uploaded (%1)", nullptr, sent).arg(Units::size(p.bytesTotal));
         if (failed)
             summary += QLatin1Char(' ') + tr("— %n failed; retry them from the list", nullptr, p.filesFailed);
         Q_EMIT batchFinished(summary, failed);
@@ -179,6 +193,17 @@ qint64 TransferController::unfinishedBytes() const
             total += file.source.size;
     }
     return total;
+}
+
+QStringList TransferController::unfinishedNames() const
+{
+    QStringList names;
+    if (m_journal) {
+        for (const JournalFile &file : m_journal->state().files)
+            names.append(file.source.destinationPath);
+    }
+    std::stable_sort(names.begin(), names.end(), NaturalOrder::less);
+    return names;
 }
 
 QStringList TransferController::resumeUnfinished()
@@ -252,6 +277,63 @@ bool TransferController::isOnline() const
             return false;
     }
     return true;
+}
+
+bool TransferController::systemSaysOffline() const
+{
+    return m_reachability && m_reachability->saysNetworkAbsent();
+}
+
+QStringList TransferController::downEndpoints() const
+{
+    QStringList lines;
+    for (const auto &session : m_sessions) {
+        if (session->scheduler().isFinished())
+            continue;
+        for (const QString &line : session->downEndpoints()) {
+            if (!lines.contains(line))
+                lines.append(line);
+        }
+    }
+    return lines;
+}
+
+LiveFigures::Delivery TransferController::delivery()
+{
+    if (!m_meter.isAvailable())
+        return {};
+    QList<quint16> ports;
+    for (const auto &session : m_sessions) {
+        if (session->scheduler().isFinished())
+            continue;
+        for (quint16 port : session->ports()) {
+            if (!ports.contains(port))
+                ports.append(port);
+        }
+    }
+    if (ports.isEmpty())
+        return {0, 0, 0};
+    const DeliveryMeter::Sample sample = m_meter.sample(ports);
+    return {sample.ackedBytes, sample.queuedBytes, m_link ? m_link->bytesPerSecond : 0};
+}
+
+QPair<qint64, qint64> TransferController::chunkSizesInUse() const
+{
+    QPair<qint64, qint64> sizes{0, 0};
+    for (const auto &session : m_sessions) {
+        const TransferScheduler &scheduler = session->scheduler();
+        if (scheduler.isFinished())
+            continue;
+        for (int id = 0; id < scheduler.jobCount(); ++id) {
+            const TransferJob &job = scheduler.job(id);
+            if (job.state() != TransferState::Uploading || job.planner().isSingleRequest())
+                continue;
+            const qint64 chunk = job.planner().chunkSize();
+            sizes.first = sizes.first == 0 ? chunk : std::min(sizes.first, chunk);
+            sizes.second = std::max(sizes.second, chunk);
+        }
+    }
+    return sizes;
 }
 
 TransferProgress TransferController::totals() const

@@ -1,6 +1,8 @@
 #pragma once
 
+#include "DeliveryMeter.h"
 #include "LinkEstimate.h"
+#include "LiveFigures.h"
 #include "TransferScheduler.h"
 #include "UploadPlan.h"
 #include "UserSettings.h"
@@ -43,6 +45,8 @@ public:
     // Unfinished files from the journal (an earlier run or a crash).
     int unfinishedFiles() const;
     qint64 unfinishedBytes() const;
+    // Their names as they will arrive (destination paths), in natural order.
+    QStringList unfinishedNames() const;
     // Continues them, each batch with the endpoints it started with; returns problems.
     QStringList resumeUnfinished();
     // Drops them from the journal.
@@ -51,8 +55,19 @@ public:
     void pauseAll();
     void resumeAll();
     bool isPaused() const { return m_paused; }
-    bool isBusy() const; // something is not finished yet
-    bool isOnline() const;
+    bool isBusy() const;   // something is not finished yet
+    bool isOnline() const; // no running upload waits for its receivers
+    // The system says there is no network at all (ReachabilityHint): "offline", not "waiting for
+    // receivers".
+    bool systemSaysOffline() const;
+    // The endpoints of running uploads that are out now, each with why, one a line.
+    QStringList downEndpoints() const;
+    // What the kernel says the receivers of running uploads acknowledged and what waits in the
+    // sockets' queues (-1 each where it cannot tell); one count for the whole window, however many
+    // uploads share the connections' ports; with the uplink last measured.
+    LiveFigures::Delivery delivery();
+    // The smallest and biggest chunk of the files being sent in chunks now; {0, 0} when none.
+    QPair<qint64, qint64> chunkSizesInUse() const;
     // Measures the link to the enabled endpoints in the background (about a second of probe
     // uploads), for the status bar and, with "auto" chunk size, for the uploads added afterwards
     // (which then need no probe of their own). Run at start, when the endpoints or the network
@@ -98,6 +113,7 @@ private:
     std::unique_ptr<BandwidthProbe> m_probe;
     std::optional<LinkEstimate> m_link;
     QList<QUrl> m_linkEndpoints; // what m_link measured
+    DeliveryMeter m_meter;
 };
 
 } // namespace multilane

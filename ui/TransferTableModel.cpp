@@ -1,10 +1,9 @@
 #include "TransferTableModel.h"
 
-#include "ByteSize.h"
 #include "TransferController.h"
+#include "Units.h"
 #include "UploadSession.h"
 
-#include <QFileInfo>
 #include <algorithm>
 
 namespace multilane {
@@ -13,13 +12,9 @@ TransferTableModel::TransferTableModel(TransferController &controller, QObject *
     : QAbstractTableModel(parent)
     , m_controller(controller)
 {
-    m_clock.start();
     connect(&controller, &TransferController::jobsAdded, this, &TransferTableModel::onJobsAdded);
-    connect(&controller, &TransferController::jobsChanged, this,
-            [this](UploadSession *session, const QList<int> &jobs) {
-                refresh(session, jobs, m_clock.elapsed());
-            });
-    // Pause all and the network coming and going change every row's state text at once.
+    connect(&controller, &TransferController::jobsChanged, this, &TransferTableModel::refresh);
+    // Pause all and the receivers or the network coming and going change every row's state at once.
     auto everyRow = [this] {
         if (!m_rows.empty())
             Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
@@ -49,7 +44,25 @@ qint64 TransferTableModel::bytesDone(const Row &row) const
     const TransferJob &j = row.session->scheduler().job(row.job);
     if (j.state() == TransferState::Done || j.state() == TransferState::Skipped)
         return j.source().size;
-    return std::min(j.source().size, row.session->scheduler().jobBytesDone(row.job));
+    return row.figures.done;
+}
+
+LiveFigures::Activity TransferTableModel::activityOf(const Row &row) const
+{
+    const TransferScheduler &scheduler = row.session->scheduler();
+    const TransferJob &j = scheduler.job(row.job);
+    if (isTerminal(j.state()))
+        return LiveFigures::Activity::Finished;
+    if (j.paused || scheduler.isPaused() || !scheduler.isOnline())
+        return LiveFigures::Activity::Held;
+    return j.state() == TransferState::Uploading ? LiveFigures::Activity::Moving
+                                                 : LiveFigures::Activity::Pending;
+}
+
+QString TransferTableModel::waitingText() const
+{
+    // The system's word first: with no network at all, no receiver is to blame.
+    return m_controller.systemSaysOffline() ? tr("offline") : tr("waiting for receivers");
 }
 
 QString TransferTableModel::stateText(const Row &row) const
@@ -71,17 +84,47 @@ QString TransferTableModel::stateText(const Row &row) const
     if (j.paused || scheduler.isPaused())
         return tr("paused");
     if (!scheduler.isOnline())
-        return tr("waiting for network");
+        return waitingText();
     switch (j.state()) {
     case TransferState::Queued:
         return tr("queued");
     case TransferState::Preparing:
         return tr("preparing");
     case TransferState::Uploading:
-        // Every byte is out and the answer not yet in: the receiver is checking what it got.
+        // Every byte has arrived and the answer is not in yet: the receiver checks what it got.
         return bytesDone(row) >= j.source().size ? tr("verifying") : tr("uploading");
     case TransferState::Completing:
         return tr("verifying");
+    default:
+        return {};
+    }
+}
+
+QVariant TransferTableModel::display(const Row &row, int column) const
+{
+    const TransferJob &j = row.session->scheduler().job(row.job);
+    const qint64 size = j.source().size;
+    switch (column) {
+    case Name:
+        return j.source().destinationPath;
+    case Size:
+        return Units::size(size);
+    case Progress:
+        return size > 0 ? QStringLiteral("%1%").arg(100 * bytesDone(row) / size) : QString();
+    case Speed:
+        // Only a file whose bytes move has a speed; paused, waiting, queued or verifying ones show none.
+        return row.figures.bytesPerSecond && activityOf(row) == LiveFigures::Activity::Moving &&
+                       bytesDone(row) < size
+                   ? Units::rate(*row.figures.bytesPerSecond)
+                   : QString();
+    case Eta:
+        if (activityOf(row) != LiveFigures::Activity::Moving || bytesDone(row) >= size)
+            return QString();
+        return Units::duration(row.figures.secondsLeft);
+    case State:
+        return stateText(row);
+    case Endpoints:
+        return row.session->endpointSummary(j.endpointsUsed());
     default:
         return {};
     }
@@ -94,12 +137,11 @@ QVariant TransferTableModel::data(const QModelIndex &index, int role) const
     const Row &row = m_rows.at(std::size_t(index.row()));
     const TransferJob &j = row.session->scheduler().job(row.job);
     const qint64 size = j.source().size;
-    const qint64 done = bytesDone(row);
-    const bool running = !isTerminal(j.state()) && !j.paused && !row.session->scheduler().isPaused();
-
     switch (role) {
+    case Qt::DisplayRole:
+        return display(row, index.column());
     case ProgressRole:
-        return size > 0 ? int(1000 * done / size) : (j.state() == TransferState::Done ? 1000 : 0);
+        return size > 0 ? int(1000 * bytesDone(row) / size) : (j.state() == TransferState::Done ? 1000 : 0);
     case LocalPathRole:
         return j.source().localPath;
     case StateRole:
@@ -109,42 +151,15 @@ QVariant TransferTableModel::data(const QModelIndex &index, int role) const
     case Qt::ToolTipRole:
         if (index.column() == State && !j.error().isEmpty())
             return j.error();
+        if (index.column() == State && !row.session->scheduler().isOnline())
+            return tr("Not answering:\n%1").arg(row.session->downEndpoints().join(QLatin1Char('\n')));
         if (index.column() == Endpoints)
-            return row.session->endpointList();
+            return row.session->endpointList(j.endpointsUsed());
         return QStringLiteral("%1 → %2").arg(j.source().localPath, j.source().destinationPath);
     case Qt::TextAlignmentRole:
         if (index.column() == Size || index.column() == Speed || index.column() == Eta)
             return QVariant(Qt::AlignRight | Qt::AlignVCenter);
         return {};
-    case Qt::DisplayRole:
-        break;
-    default:
-        return {};
-    }
-    switch (index.column()) {
-    case Name:
-        return j.source().destinationPath;
-    case Size:
-        return ByteSize::format(size);
-    case Progress:
-        return size > 0 ? QStringLiteral("%1%").arg(100 * done / size) : QString();
-    case Speed:
-        return running && row.bytesPerSecond > 0 ? ByteSize::formatRate(row.bytesPerSecond) : QString();
-    case Eta: {
-        if (!running || row.bytesPerSecond < 1)
-            return QString();
-        const qint64 seconds = qint64(double(size - done) / row.bytesPerSecond);
-        return seconds >= 3600
-                   ? QStringLiteral("%1:%2:%3")
-                         .arg(seconds / 3600)
-                         .arg(seconds / 60 % 60, 2, 10, QLatin1Char('0'))
-                         .arg(seconds % 60, 2, 10, QLatin1Char('0'))
-                   : QStringLiteral("%1:%2").arg(seconds / 60).arg(seconds % 60, 2, 10, QLatin1Char('0'));
-    }
-    case State:
-        return stateText(row);
-    case Endpoints:
-        return row.session->endpointSummary();
     default:
         return {};
     }
@@ -164,11 +179,11 @@ QVariant TransferTableModel::headerData(int section, Qt::Orientation orientation
     case Speed:
         return tr("Speed");
     case Eta:
-        return tr("ETA");
+        return tr("Time left");
     case State:
         return tr("State");
     case Endpoints:
-        return tr("Endpoints");
+        return tr("Sent to");
     default:
         return {};
     }
@@ -181,13 +196,29 @@ void TransferTableModel::onJobsAdded(UploadSession *session, int first, int coun
     const int firstRow = rowCount();
     beginInsertRows({}, firstRow, firstRow + count - 1);
     for (int i = 0; i < count; ++i) {
-        m_rows.push_back(Row{session, first + i, RateMeter(), 0});
+        Row row{session, first + i, m_nextKey++, {}};
+        row.figures.done = session->scheduler().jobBytesDone(first + i);
+        m_rows.push_back(row);
         m_rowOf.insert({session, first + i}, firstRow + i);
     }
     endInsertRows();
 }
 
-void TransferTableModel::refresh(UploadSession *session, const QList<int> &jobs, qint64 nowMs)
+void TransferTableModel::emitChanged(QList<int> rows, int firstColumn, int lastColumn)
+{
+    std::sort(rows.begin(), rows.end());
+    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+    // One dataChanged per contiguous run: a view repaints a block, not row after row.
+    for (qsizetype i = 0; i < rows.size();) {
+        qsizetype end = i;
+        while (end + 1 < rows.size() && rows.at(end + 1) == rows.at(end) + 1)
+            ++end;
+        Q_EMIT dataChanged(index(rows.at(i), firstColumn), index(rows.at(end), lastColumn));
+        i = end + 1;
+    }
+}
+
+void TransferTableModel::refresh(UploadSession *session, const QList<int> &jobs)
 {
     QList<int> rows;
     rows.reserve(jobs.size());
@@ -196,26 +227,49 @@ void TransferTableModel::refresh(UploadSession *session, const QList<int> &jobs,
         if (it != m_rowOf.constEnd())
             rows.append(*it);
     }
-    // Rows that showed a speed but did not change this tick: their speed falls to zero.
-    for (int r = 0; r < rowCount(); ++r) {
-        if (m_rows[std::size_t(r)].session == session && m_rows[std::size_t(r)].bytesPerSecond > 0)
-            rows.append(r);
+    emitChanged(rows);
+}
+
+void TransferTableModel::updateFigures(qint64 nowMs, const LiveFigures::Delivery &delivery)
+{
+    QList<LiveFigures::RowInput> inputs;
+    inputs.reserve(qsizetype(m_rows.size()));
+    for (const Row &row : m_rows) {
+        const TransferJob &j = row.session->scheduler().job(row.job);
+        inputs.append(
+            {row.key, j.source().size, j.acknowledgedBytes(),
+             std::max<qint64>(0, row.session->scheduler().jobBytesDone(row.job) - j.acknowledgedBytes()),
+             activityOf(row)});
     }
-    std::sort(rows.begin(), rows.end());
-    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
-    for (int r : std::as_const(rows)) {
-        Row &row = m_rows[std::size_t(r)];
-        row.rate.addSample(nowMs, bytesDone(row));
-        row.bytesPerSecond = row.rate.bytesPerSecond(nowMs);
+    m_figures.update(nowMs, delivery, inputs);
+    QList<int> changed;
+    for (std::size_t r = 0; r < m_rows.size(); ++r) {
+        Row &row = m_rows[r];
+        const LiveFigures::RowFigures &next = m_figures.rows().at(qsizetype(r));
+        if (next.done != row.figures.done || next.bytesPerSecond != row.figures.bytesPerSecond ||
+            next.secondsLeft != row.figures.secondsLeft) {
+            row.figures = next;
+            changed.append(int(r));
+        }
     }
-    // One dataChanged per contiguous run: a view repaints a block, not row after row.
-    for (qsizetype i = 0; i < rows.size();) {
-        qsizetype end = i;
-        while (end + 1 < rows.size() && rows.at(end + 1) == rows.at(end) + 1)
-            ++end;
-        Q_EMIT dataChanged(index(rows.at(i), 0), index(rows.at(end), ColumnCount - 1));
-        i = end + 1;
+    // The state column too: "uploading" turns to "verifying" once every byte has arrived.
+    emitChanged(changed, Progress, State);
+}
+
+TransferTableModel::Totals TransferTableModel::totals() const
+{
+    Totals totals;
+    for (const Row &row : m_rows) {
+        const TransferJob &j = row.session->scheduler().job(row.job);
+        ++totals.files;
+        totals.finished += j.state() == TransferState::Done || j.state() == TransferState::Skipped;
+        totals.failed += j.state() == TransferState::Failed;
+        totals.bytesTotal += j.source().size;
+        totals.bytesDone += bytesDone(row);
     }
+    totals.bytesPerSecond = m_figures.totals().bytesPerSecond;
+    totals.secondsLeft = m_figures.totals().secondsLeft;
+    return totals;
 }
 
 void TransferTableModel::setPaused(const QList<int> &rows, bool paused)
@@ -223,8 +277,8 @@ void TransferTableModel::setPaused(const QList<int> &rows, bool paused)
     for (int r : rows) {
         const Row &row = m_rows.at(std::size_t(r));
         row.session->scheduler().setJobPaused(row.job, paused);
-        Q_EMIT dataChanged(index(r, 0), index(r, ColumnCount - 1));
     }
+    emitChanged(rows);
 }
 
 void TransferTableModel::cancel(const QList<int> &rows)

@@ -1,10 +1,9 @@
 #pragma once
 
-#include "RateMeter.h"
+#include "LiveFigures.h"
 #include "TransferJob.h"
 
 #include <QAbstractTableModel>
-#include <QElapsedTimer>
 #include <QHash>
 #include <vector>
 
@@ -13,8 +12,10 @@ namespace multilane {
 class TransferController;
 class UploadSession;
 
-// The transfer list: one row per file, across every session. Updated from the engine's batched
-// jobsChanged (at most ~10 Hz), with one dataChanged per contiguous run of changed rows.
+// The transfer list: one row per file, across every session. State changes come from the
+// engine's batched jobsChanged (at most ~10 Hz), with one dataChanged per contiguous run of
+// changed rows; progress, speed and time left from updateFigures() (LiveFigures), which the
+// window calls on a steady tick.
 class TransferTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
@@ -42,25 +43,46 @@ public:
 
     const TransferJob &job(int row) const;
 
-    // Applies a batch of changes at time nowMs (a parameter, so tests control the clock).
-    void refresh(UploadSession *session, const QList<int> &jobs, qint64 nowMs);
+    // The engine says these jobs changed: their rows are repainted.
+    void refresh(UploadSession *session, const QList<int> &jobs);
+    // Progress, speeds and times left at nowMs (a parameter, so tests control the clock), from
+    // what the kernel says was delivered.
+    void updateFigures(qint64 nowMs, const LiveFigures::Delivery &delivery);
+
+    // What the list holds, for the status bar, the title and the tray: rows that left the list
+    // are not counted.
+    struct Totals {
+        int files = 0;
+        int finished = 0; // done or skipped
+        int failed = 0;
+        qint64 bytesTotal = 0;
+        qint64 bytesDone = 0;
+        std::optional<double> bytesPerSecond; // nothing moving, or not measured yet: nullopt
+        std::optional<qint64> secondsLeft;
+    };
+    Totals totals() const;
 
 private:
     struct Row {
         UploadSession *session;
         int job;
-        RateMeter rate;
-        double bytesPerSecond = 0;
+        quint64 key;
+        LiveFigures::RowFigures figures;
     };
     void onJobsAdded(UploadSession *session, int first, int count);
     void rebuildIndex();
+    void emitChanged(QList<int> rows, int firstColumn = 0, int lastColumn = ColumnCount - 1);
+    LiveFigures::Activity activityOf(const Row &row) const;
     QString stateText(const Row &row) const;
+    QString waitingText() const;
     qint64 bytesDone(const Row &row) const;
+    QVariant display(const Row &row, int column) const;
 
     TransferController &m_controller;
     std::vector<Row> m_rows;
     QHash<QPair<UploadSession *, int>, int> m_rowOf;
-    QElapsedTimer m_clock;
+    quint64 m_nextKey = 1;
+    LiveFigures m_figures;
 };
 
 } // namespace multilane

@@ -3,6 +3,7 @@
 #include "ResumePlan.h"
 #include "UploadRun.h"
 
+#include <QHash>
 #include <QObject>
 #include <memory>
 
@@ -14,8 +15,9 @@ class ResumeJournal;
 class TransferScheduler;
 
 // The window's handle on one UploadRun (the upload flow the command line runs too): the names
-// the table shows for its endpoints, and whether files added later may join it. A change of
-// endpoints or options makes a new session for the files added after it.
+// the table shows for its endpoints, why the ones that are out are out, and whether files added
+// later may join it. A change of endpoints or options makes a new session for the files added
+// after it.
 class UploadSession : public QObject {
     Q_OBJECT
 public:
@@ -30,9 +32,15 @@ public:
     const EndpointPool &pool() const { return m_run->pool(); }
     const QList<Endpoint> &endpoints() const { return m_run->plan().endpoints; }
     const UploadPlan &plan() const { return m_run->plan(); }
-    // "127.0.0.1:9101 +2" for the table's endpoints column; endpointList() names them all.
-    QString endpointSummary() const;
-    QString endpointList() const;
+    // "127.0.0.1:9101 +2" for the table: the first of the endpoints a file's bytes went to and how
+    // many more (empty when none yet); endpointList() names them all.
+    QString endpointSummary(const QList<int> &used) const;
+    QString endpointList(const QList<int> &used) const;
+    // The endpoints that are out now, each with why ("127.0.0.1:9101 — connection refused"),
+    // one a line; empty when all answer.
+    QStringList downEndpoints() const;
+    // The peer ports of its endpoints, for counting what the kernel delivered to them.
+    QList<quint16> ports() const;
 
     // True when files with this plan can join this session.
     bool accepts(const UploadPlan &plan) const;
@@ -48,8 +56,11 @@ public:
     void forget(int job) { m_run->forget(job); }
 
 private:
+    QString nameOf(int endpoint) const;
+
     std::unique_ptr<UploadRun> m_run;
     UploadPlan m_requested; // as asked for: the run's plan has an S3 target's gateways filled in
+    QHash<int, QString> m_whyDown; // endpoint -> what took it out
 };
 
 } // namespace multilane

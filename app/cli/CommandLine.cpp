@@ -151,6 +151,15 @@ static Result usageError(const QString &message)
     return result;
 }
 
+bool isCommand(const QString &word)
+{
+    static const QStringList commands{QStringLiteral("upload"),    QStringLiteral("resume"),
+                                      QStringLiteral("status"),    QStringLiteral("probe"),
+                                      QStringLiteral("speedtest"), QStringLiteral("help"),
+                                      QStringLiteral("version")};
+    return word.startsWith(QLatin1Char('-')) || commands.contains(word);
+}
+
 Result parse(const QStringList &arguments)
 {
     Result result;
@@ -164,9 +173,7 @@ Result parse(const QStringList &arguments)
         return result;
     }
     const QString command = arguments.at(1);
-    if (command != QLatin1String("upload") && command != QLatin1String("resume") &&
-        command != QLatin1String("status") && command != QLatin1String("probe") &&
-        command != QLatin1String("speedtest")) {
+    if (!isCommand(command) || command.startsWith(QLatin1Char('-'))) {
         result.error = QStringLiteral("unknown command '%1'\n\n").arg(command) + mainHelp();
         return result;
     }

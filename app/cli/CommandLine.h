@@ -41,6 +41,9 @@ struct Result {
 };
 
 Result parse(const QStringList &arguments);
+// A word the command line takes as its first argument ("upload", "--help", …): anything else is
+// not for it (the desktop opens files named on the command line in the window).
+bool isCommand(const QString &word);
 QString mainHelp();
 // "90", "30s", "5m", "2h" -> milliseconds
 std::optional<qint64> parseDuration(const QString &text);

@@ -118,6 +118,23 @@ private Q_SLOTS:
         QCOMPARE(returned.size(), 2);
     }
 
+    void hintSaysWhenTheSystemReportsNoNetwork()
+    {
+        ReachabilityHint hint(nullptr);
+        QSignalSpy lost(&hint, &ReachabilityHint::networkLost);
+        QVERIFY(!hint.saysNetworkAbsent()); // cannot tell: not absent
+        hint.onReachabilityChanged(Reachability::Online);
+        hint.onReachabilityChanged(Reachability::Disconnected);
+        QVERIFY(hint.saysNetworkAbsent());
+        QCOMPARE(lost.size(), 1);
+        hint.onReachabilityChanged(Reachability::Unknown); // says nothing: still absent
+        hint.onReachabilityChanged(Reachability::Local);
+        QVERIFY(hint.saysNetworkAbsent());
+        QCOMPARE(lost.size(), 1);
+        hint.onReachabilityChanged(Reachability::Site);
+        QVERIFY(!hint.saysNetworkAbsent());
+    }
+
     void hintFiresWhenTheMediumChanges()
     {
         using Medium = QNetworkInformation::TransportMedium;

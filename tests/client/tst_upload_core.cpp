@@ -96,10 +96,7 @@ private Q_SLOTS:
         SourceScanner::Result scan = SourceScanner::scan({folder}, QStringLiteral("order"));
         std::sort(scan.files.begin(), scan.files.end(),
                   [](const SourceFile &a, const SourceFile &b) { return a.localPath < b.localPath; });
-        QList<Endpoint> endpoints;
-        for (const QUrl &url : m_receiver->urls())
-            endpoints.append(*EndpointParser::fromUrl(url.toString()).value);
-        EndpointPool pool(endpoints);
+        EndpointPool pool(receiverEndpoints());
         TransferOptions options;
         options.connections = 1; // one request at a time: the order shows
         options.chunkSize = 1 << 20;
@@ -126,6 +123,44 @@ private Q_SLOTS:
         std::sort(biggestFirst.begin(), biggestFirst.end(), std::greater<>());
         QCOMPARE(startedSizes, biggestFirst);
         QCOMPARE(finishedSizes.last(), qint64(1000));
+    }
+
+    void aLaterBatchDoesNotWaitForAnEarlierOnesChunks()
+    {
+        // The window's second drop (a folder of small files) while a big file's chunks go: its
+        // whole files take turns with those chunks instead of waiting for all of them (issue #15).
+        const QString folder = m_source.filePath(QStringLiteral("batches"));
+        QVERIFY(TestFiles::write(folder + QStringLiteral("/big.bin"), 12 << 20, 60));
+        for (int i = 0; i < 3; ++i)
+            QVERIFY(TestFiles::write(folder + QStringLiteral("/small%1.bin").arg(i), 5000, quint32(61 + i)));
+        EndpointPool pool(receiverEndpoints());
+        TransferOptions options;
+        options.connections = 1; // one request at a time: the order shows
+        options.chunkSize = 1 << 20;
+        TransferScheduler scheduler(pool, options);
+        QList<int> finishedOrder;
+        connect(&scheduler, &TransferScheduler::fileFinished, this,
+                [&](int id) { finishedOrder.append(id); });
+        bool added = false;
+        connect(&scheduler, &TransferScheduler::chunkAcknowledged, this, [&] {
+            if (!added) {
+                added = true; // the second batch arrives once the big file's chunks are going
+                scheduler.addFiles(SourceScanner::scan({folder + QStringLiteral("/small0.bin"),
+                                                        folder + QStringLiteral("/small1.bin"),
+                                                        folder + QStringLiteral("/small2.bin")},
+                                                       QStringLiteral("batches"))
+                                       .files);
+            }
+        });
+        QSignalSpy finished(&scheduler, &TransferScheduler::finished);
+        scheduler.addFiles(
+            SourceScanner::scan({folder + QStringLiteral("/big.bin")}, QStringLiteral("batches")).files);
+        scheduler.start();
+        QVERIFY(finished.wait(60000));
+        for (int i = 0; i < scheduler.jobCount(); ++i)
+            QVERIFY2(scheduler.job(i).state() == TransferState::Done, qPrintable(scheduler.job(i).error()));
+        QCOMPARE(finishedOrder.size(), 4);
+        QCOMPARE(finishedOrder.last(), 0); // the big file, 12 chunks, ends after the small ones
     }
 
     void requestsGoWithoutNagle()
@@ -176,6 +211,14 @@ private Q_SLOTS:
     }
 
 private:
+    QList<Endpoint> receiverEndpoints() const
+    {
+        QList<Endpoint> endpoints;
+        for (const QUrl &url : m_receiver->urls())
+            endpoints.append(*EndpointParser::fromUrl(url.toString()).value);
+        return endpoints;
+    }
+
     QTemporaryDir m_storage;
     QTemporaryDir m_source;
     std::unique_ptr<ReceiverProcess> m_receiver;

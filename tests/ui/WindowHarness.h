@@ -13,10 +13,11 @@
 // and a journal when the test gives one. Shared by the window tests.
 struct WindowHarness {
     WindowHarness(const QString &dir, const QList<QUrl> &endpoints, bool startOnDrop,
-                  multilane::ResumeJournal *journal = nullptr)
+                  multilane::ResumeJournal *journal = nullptr,
+                  multilane::ReachabilityHint *reachability = nullptr)
         : settings(dir + QStringLiteral("/settings.json"), dir + QStringLiteral("/managed.json"))
         , tokens(dir + QStringLiteral("/tokens.json"))
-        , controller(settings, journal)
+        , controller(settings, journal, reachability)
         , window(settings, tokens, controller, {})
     {
         settings.load();

@@ -10,6 +10,7 @@
 #include "TransferController.h"
 #include "TransferTableModel.h"
 #include "TrayIcon.h"
+#include "Units.h"
 #include "WindowHarness.h"
 
 #include <QAbstractButton>
@@ -27,6 +28,13 @@ using namespace multilane;
 
 namespace {
 
+// What the last message box answered by answerNextMessageBox() said and offered.
+struct SeenBox {
+    QString text;
+    QStringList buttons;
+};
+SeenBox lastBox;
+
 // Clicks the button labelled `text` in the next modal message box, once it is up.
 void answerNextMessageBox(const QString &text)
 {
@@ -36,6 +44,9 @@ void answerNextMessageBox(const QString &text)
             answerNextMessageBox(text); // not shown yet: look again on the next turn
             return;
         }
+        lastBox = {box->text(), {}};
+        for (QAbstractButton *button : box->buttons())
+            lastBox.buttons.append(button->text().remove(QLatin1Char('&')));
         for (QAbstractButton *button : box->buttons()) {
             if (button->text().remove(QLatin1Char('&')) == text) {
                 button->click();
@@ -126,6 +137,12 @@ private Q_SLOTS:
         QVERIFY(!d.window.close()); // the close was refused: still there, not paused
         QVERIFY(d.window.isVisible());
         QVERIFY(!d.controller.isPaused());
+        // No tray here (offscreen): the question offers exactly what its buttons do.
+        QVERIFY(!d.window.trayIcon());
+        QVERIFY2(!lastBox.text.contains(QLatin1String("tray")), qPrintable(lastBox.text));
+        QVERIFY2(lastBox.text.contains(QLatin1String("Pause them and quit?")), qPrintable(lastBox.text));
+        lastBox.buttons.sort();
+        QCOMPARE(lastBox.buttons, (QStringList{QStringLiteral("Cancel"), QStringLiteral("Pause and quit")}));
 
         answerNextMessageBox(QStringLiteral("Pause and quit"));
         QVERIFY(d.window.close());
@@ -166,6 +183,10 @@ private Q_SLOTS:
 
         answerNextMessageBox(resume ? QStringLiteral("Resume") : QStringLiteral("Discard"));
         d.window.offerUnfinished();
+        // The offer names what it offers, with its size, in words that count right.
+        QVERIFY2(lastBox.text.contains(QStringLiteral("1 file (%1)").arg(Units::size(3 * 1024 * 1024 + 7))) &&
+                     lastBox.text.contains(QFileInfo(file).fileName()),
+                 qPrintable(lastBox.text));
         if (!resume) {
             QCOMPARE(d.controller.unfinishedFiles(), 0);
             QCOMPARE(d.window.model().rowCount(), 0);

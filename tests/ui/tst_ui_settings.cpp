@@ -8,8 +8,10 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QJsonDocument>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
@@ -104,6 +106,32 @@ private Q_SLOTS:
         FileTokenStore reread(m_dir.filePath(QStringLiteral("tokens.json")));
         reread.fillTokens(loaded.endpoints);
         QCOMPARE(loaded.endpoints.first().endpoint.token, QByteArray("s3cret"));
+    }
+
+    void settingsSpeakTheWindowsUnits()
+    {
+        SettingsStore store(m_dir.filePath(QStringLiteral("units-user.json")),
+                            m_dir.filePath(QStringLiteral("no-managed.json")));
+        QVERIFY(store.load().isEmpty());
+        UserSettings values = store.values();
+        values.chunkSize = 16 * 1024 * 1024; // as the command line's 16M would set it
+        values.speedLimitBytesPerSecond = 2'500'000;
+        store.update(values);
+        SettingsDialog dialog(store);
+        // The desktop appends " — Multilane" itself.
+        QCOMPARE(dialog.windowTitle(), QStringLiteral("Settings"));
+        // Automatic chunks show no number the engine would not use, but what it does.
+        QVERIFY(dialog.chunkSizeField()->isHidden());
+        QVERIFY(!dialog.chunkAutoNote()->isHidden());
+        QVERIFY(dialog.chunkAutoNote()->text().contains(QLatin1String("status bar")));
+        // Rates and sizes in SI units, like everywhere in the window.
+        QCOMPARE(dialog.speedLimitField()->suffix(), QStringLiteral(" MB/s"));
+        QCOMPARE(dialog.speedLimitField()->value(), 2.5);
+        QCOMPARE(dialog.chunkSizeField()->suffix(), QStringLiteral(" MB"));
+        // Left alone, values are kept to the byte, not rounded to what the fields show.
+        QCOMPARE(dialog.editedValues().chunkSize, qint64(16 * 1024 * 1024));
+        dialog.speedLimitField()->setValue(0.5);
+        QCOMPARE(dialog.editedValues().speedLimitBytesPerSecond, qint64(500'000));
     }
 
     void lockedAdminKeyCannotBeChangedFromTheUi()

@@ -23,6 +23,7 @@ void HealthCheck::check(const QList<Endpoint> &endpoints, int timeoutMs)
     m_problems = QList<std::optional<QString>>(endpoints.size());
     m_outcomes = QList<HealthOutcome>(endpoints.size());
     m_unreachable = QList<bool>(endpoints.size(), false);
+    m_codes = QStringList(endpoints.size());
     m_waiting = int(endpoints.size());
     if (m_waiting == 0) {
         Q_EMIT finished(m_problems);
@@ -47,6 +48,7 @@ void HealthCheck::send(qsizetype index, const Exchange &exchange)
             send(index, *next);
         } else if (const ProtocolFailure *failure = step.failure()) {
             m_problems[index] = failure->message;
+            m_codes[index] = failure->code;
             m_unreachable[index] = failure->kind == FailureKind::Retry && !failure->answered();
             settle();
         } else {

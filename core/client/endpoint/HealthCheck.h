@@ -5,6 +5,7 @@
 
 #include <QList>
 #include <QObject>
+#include <QStringList>
 #include <memory>
 #include <optional>
 
@@ -28,6 +29,8 @@ public:
     // After finished(): the endpoint gave no answer at all (refused, timed out), which may pass;
     // any other problem (wrong service, untrusted certificate, refused credentials) will not.
     bool isUnreachable(qsizetype index) const { return m_unreachable.value(index); }
+    // After finished(): the failure's code, when the protocol gave one ("tls_untrusted", …).
+    QString failureCode(qsizetype index) const { return m_codes.value(index); }
 
 Q_SIGNALS:
     // The endpoint answered its health check (outcomes().at(index) holds what it said, and a
@@ -46,6 +49,7 @@ private:
     QList<std::optional<QString>> m_problems;
     QList<HealthOutcome> m_outcomes;
     QList<bool> m_unreachable;
+    QStringList m_codes;
     int m_timeoutMs = 0;
     int m_waiting = 0;
 };

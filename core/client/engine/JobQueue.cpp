@@ -13,11 +13,13 @@ int JobQueue::add(const SourceFile &file, qint64 chunkSize)
     const int id = int(m_jobs.size());
     m_order.push_back(id);
     m_jobs.emplace_back(id, file, chunkSize);
+    m_batchOf.push_back(m_batch);
     return id;
 }
 
 void JobQueue::orderNewFiles()
 {
+    ++m_batch;
     if (!m_inOrder) {
         std::stable_sort(m_order.begin() + std::ptrdiff_t(m_nextToStart), m_order.end(),
                          [this](int a, int b) { return job(a).source().size > job(b).source().size; });
@@ -55,6 +57,23 @@ TransferJob *JobQueue::next(Wants wants, Pick pick)
             m_turn = (position + 1) % count;
             return &candidate;
         }
+    }
+    return nullptr;
+}
+
+TransferJob *JobQueue::nextFromLaterBatch(Wants wants, Wants older)
+{
+    int newestOlder = -1;
+    for (int id : std::as_const(m_open)) {
+        if (!job(id).paused && older(job(id)))
+            newestOlder = std::max(newestOlder, m_batchOf[std::size_t(id)]);
+    }
+    if (newestOlder < 0)
+        return nullptr;
+    for (int id : std::as_const(m_open)) {
+        TransferJob &candidate = job(id);
+        if (m_batchOf[std::size_t(id)] > newestOlder && !candidate.paused && wants(candidate))
+            return &candidate;
     }
     return nullptr;
 }

@@ -21,7 +21,8 @@ public:
     explicit JobQueue(bool filesInOrder);
 
     int add(const SourceFile &file, qint64 chunkSize); // returns the job's id
-    // Puts the files not started yet (new ones among them) in start order.
+    // Puts the files not started yet (new ones among them) in start order; the files added
+    // before it are one batch, those added after it the next.
     void orderNewFiles();
 
     int count() const { return int(m_jobs.size()); }
@@ -37,6 +38,10 @@ public:
     // The next open file that `wants` something, taking turns (or the earliest, with Earliest or
     // in-order files); nullptr when none.
     TransferJob *next(Wants wants, Pick pick = Pick::RoundRobin);
+    // The earliest open file that `wants` something and came in a later batch than every open
+    // file that `older` wants (the window's next drop, while an earlier one's chunks go);
+    // nullptr when none.
+    TransferJob *nextFromLaterBatch(Wants wants, Wants older);
     // Closes a finished file; a file never opened (cancelled while queued) may be closed too.
     void close(int id);
     void queueForRetry(int id) { m_retry.append(id); }
@@ -51,6 +56,8 @@ public:
 private:
     bool m_inOrder;
     std::vector<TransferJob> m_jobs;
+    std::vector<int> m_batchOf; // by job id
+    int m_batch = 0;
     std::vector<int> m_order;      // job ids in the order they start
     std::size_t m_nextToStart = 0; // m_order's first job not started yet
     QList<int> m_open;

@@ -92,6 +92,14 @@ public:
     qint64 bytesInFlight() const { return m_bytesInFlight; }
     void addBytesInFlight(qint64 delta) { m_bytesInFlight += delta; }
     void markAllAcknowledged() { m_acknowledgedBytes = m_source.size; }
+    // The endpoints (pool indexes) that requests carrying this file's bytes went to, in order of
+    // first use: what a front end names for it.
+    const QList<int> &endpointsUsed() const { return m_endpointsUsed; }
+    void noteEndpointUsed(int endpoint)
+    {
+        if (!m_endpointsUsed.contains(endpoint))
+            m_endpointsUsed.append(endpoint);
+    }
     // Back to the start for retry(): nothing attached, nothing acknowledged, no error.
     void resetForRetry();
 
@@ -140,6 +148,7 @@ private:
     int m_acknowledged = 0;
     qint64 m_acknowledgedBytes = 0;
     qint64 m_bytesInFlight = 0;
+    QList<int> m_endpointsUsed;
     QByteArray m_sha256;
     QString m_remotePath;
     QString m_error;

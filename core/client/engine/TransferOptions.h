@@ -61,9 +61,10 @@ struct TransferProgress {
 
 // What went to one endpoint, for the summary and the status bar.
 struct EndpointStats {
-    int chunks = 0;   // chunk and whole-file requests acknowledged
-    qint64 bytes = 0; // body bytes acknowledged
-    int failures = 0; // requests that failed (and were retried or gave up)
+    int chunks = 0;    // chunk and whole-file requests acknowledged
+    qint64 bytes = 0;  // body bytes acknowledged
+    int failures = 0;  // requests that failed (and were retried or gave up)
+    QString lastError; // the last failure's message, for a front end to say why it is out
 };
 
 } // namespace multilane

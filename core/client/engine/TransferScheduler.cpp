@@ -371,8 +371,12 @@ bool TransferScheduler::dispatchNext(const EndpointLease &lease)
     }
     // Throughput: creates first (a round trip that unlocks a file's chunks), then chunks, and
     // whole small files only when no chunk is ready, biggest first, so the last requests of an
-    // upload are short ones and every connection runs out of work at about the same time.
-    return dispatchCreate(lease) || (pushData && dispatchChunk(lease)) || (pushData && dispatchSingle(lease));
+    // upload are short ones and every connection runs out of work at about the same time. Whole
+    // files of a later batch (the window's next drop) take every other turn with an earlier
+    // batch's chunks instead of waiting for all of them.
+    m_laterBatchTurn = !m_laterBatchTurn;
+    return dispatchCreate(lease) || (pushData && m_laterBatchTurn && dispatchSingle(lease, true)) ||
+           (pushData && dispatchChunk(lease)) || (pushData && dispatchSingle(lease));
 }
 
 bool TransferScheduler::dispatchCreate(const EndpointLease &lease)
@@ -398,11 +402,20 @@ bool TransferScheduler::dispatchCreate(const EndpointLease &lease)
     return true;
 }
 
+static bool wantsChunkSent(const TransferJob &j)
+{
+    return j.state() == TransferState::Uploading && j.hasReadyChunk() && !j.waitingForHashToCompare;
+}
+
+static bool wantsWholeSent(const TransferJob &j)
+{
+    return j.state() == TransferState::Preparing && !j.requestInFlight && !j.needsCreate &&
+           !j.sha256().isEmpty();
+}
+
 bool TransferScheduler::dispatchChunk(const EndpointLease &lease)
 {
-    TransferJob *job = m_jobs.next([](const TransferJob &j) {
-        return j.state() == TransferState::Uploading && j.hasReadyChunk() && !j.waitingForHashToCompare;
-    });
+    TransferJob *job = m_jobs.next(wantsChunkSent);
     if (!job)
         return false;
     const ReadyChunk chunk = job->takeReadyChunk();
@@ -411,15 +424,11 @@ bool TransferScheduler::dispatchChunk(const EndpointLease &lease)
     return true;
 }
 
-bool TransferScheduler::dispatchSingle(const EndpointLease &lease)
+bool TransferScheduler::dispatchSingle(const EndpointLease &lease, bool laterBatchOnly)
 {
     // The earliest open file: with --order files the first given, otherwise the biggest.
-    TransferJob *job = m_jobs.next(
-        [](const TransferJob &j) {
-            return j.state() == TransferState::Preparing && !j.requestInFlight && !j.needsCreate &&
-                   !j.sha256().isEmpty();
-        },
-        JobQueue::Pick::Earliest);
+    TransferJob *job = laterBatchOnly ? m_jobs.nextFromLaterBatch(wantsWholeSent, wantsChunkSent)
+                                      : m_jobs.next(wantsWholeSent, JobQueue::Pick::Earliest);
     if (!job)
         return false;
     m_limiter.consume(job->source().size, now());
@@ -467,6 +476,7 @@ void TransferScheduler::send(const InFlight &request)
     tracked.sent = 0;
     connect(call, &WireCall::finished, this, [this, call] { onCallFinished(call); });
     if (request.exchange.request.file) {
+        m_jobs.job(request.job).noteEndpointUsed(request.lease.endpoint);
         connect(call, &WireCall::bytesSent, this, [this, call](qint64 sent) {
             auto it = m_inFlight.find(call);
             if (it == m_inFlight.end() || sent <= it->sent)

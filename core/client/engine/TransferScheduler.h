@@ -117,7 +117,8 @@ private:
     bool dispatchNext(const EndpointLease &lease);
     bool dispatchCreate(const EndpointLease &lease);
     bool dispatchChunk(const EndpointLease &lease);
-    bool dispatchSingle(const EndpointLease &lease);
+    // laterBatchOnly: only a file of a later batch than every file with a chunk ready.
+    bool dispatchSingle(const EndpointLease &lease, bool laterBatchOnly = false);
     qint64 chunkSizeFor(const SourceFile &file) const;
     // How many connections a file's chunks should be spread over.
     int expectedConnections() const;
@@ -197,6 +198,7 @@ private:
     bool m_started = false;
     bool m_finished = false;
     bool m_pumping = false;
+    bool m_laterBatchTurn = false; // every other dispatch, a later batch's whole file may go first
 };
 
 } // namespace multilane

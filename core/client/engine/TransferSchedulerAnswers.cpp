@@ -51,6 +51,7 @@ void TransferScheduler::recordAnswer(const InFlight &request, const ProtocolFail
     const bool carriedData = request.exchange.request.file.has_value();
     if (failure) {
         ++stats.failures;
+        stats.lastError = failure->message;
         ++m_failures;
         if (failure->kind == FailureKind::Overloaded)
             ++m_overloads;

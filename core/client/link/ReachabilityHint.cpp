@@ -30,15 +30,22 @@ bool ReachabilityHint::isPresent(QNetworkInformation::Reachability reachability)
            reachability == QNetworkInformation::Reachability::Online;
 }
 
+bool ReachabilityHint::isAbsent(QNetworkInformation::Reachability reachability)
+{
+    return reachability == QNetworkInformation::Reachability::Disconnected ||
+           reachability == QNetworkInformation::Reachability::Local;
+}
+
 void ReachabilityHint::onReachabilityChanged(QNetworkInformation::Reachability reachability)
 {
     // Unknown says nothing either way: only a real absence followed by presence is a return.
-    const bool wasAbsent = m_last == QNetworkInformation::Reachability::Disconnected ||
-                           m_last == QNetworkInformation::Reachability::Local;
+    const bool wasAbsent = isAbsent(m_last);
     if (reachability != QNetworkInformation::Reachability::Unknown)
         m_last = reachability;
     if (wasAbsent && isPresent(reachability))
         Q_EMIT networkReturned();
+    else if (!wasAbsent && isAbsent(reachability))
+        Q_EMIT networkLost();
 }
 
 void ReachabilityHint::onTransportMediumChanged(QNetworkInformation::TransportMedium medium)

@@ -19,6 +19,10 @@ public:
     // Loads the system's reachability backend once per process; null when there is none.
     static QNetworkInformation *systemBackend();
 
+    // The system says there is no network (disconnected, or only the local host): nothing any
+    // endpoint does can be the reason. False when it cannot tell.
+    bool saysNetworkAbsent() const { return isAbsent(m_last); }
+
     // Fed by the backend; public so tests can drive it without one.
     void onReachabilityChanged(QNetworkInformation::Reachability reachability);
     void onTransportMediumChanged(QNetworkInformation::TransportMedium medium);
@@ -26,11 +30,14 @@ public:
 Q_SIGNALS:
     // The network went from absent (disconnected, local only) to present (site, internet).
     void networkReturned();
+    // The system now says the network is gone (see saysNetworkAbsent()).
+    void networkLost();
     // The way to the network changed (Wi-Fi to Ethernet, say): the link's figures are stale.
     void networkChanged();
 
 private:
     static bool isPresent(QNetworkInformation::Reachability reachability);
+    static bool isAbsent(QNetworkInformation::Reachability reachability);
 
     QNetworkInformation::Reachability m_last = QNetworkInformation::Reachability::Unknown;
     QNetworkInformation::TransportMedium m_medium = QNetworkInformation::TransportMedium::Unknown;

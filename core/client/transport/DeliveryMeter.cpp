@@ -4,8 +4,10 @@
 
 #ifdef Q_OS_LINUX
 // The kernel's own header: glibc's struct tcp_info stops before bytes_acked and min_rtt.
+#include <linux/sockios.h>
 #include <linux/tcp.h>
 #include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #endif
 
@@ -39,6 +41,9 @@ DeliveryMeter::Sample DeliveryMeter::sample(const QList<quint16> &peerPorts)
         if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0)
             return;
         ++sample.connections;
+        int queued = 0; // SIOCOUTQ on TCP: written and not acknowledged, sent or not
+        if (::ioctl(fd, SIOCOUTQ, &queued) == 0)
+            sample.queuedBytes += queued;
         const quint64 acked = info.tcpi_bytes_acked;
         // A connection seen for the first time counts from now: what it carried before (a probe
         // connection's bytes, the burst a new connection drops into the peer's receive buffer

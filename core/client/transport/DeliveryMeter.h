@@ -21,6 +21,8 @@ public:
         int busyConnections = 0;  // of those, the ones that acknowledged bytes since the last sample
         double smoothedRttMs = 0; // mean of the busy connections' smoothed round trips
         double minRttMs = 0;      // the smallest round trip any connection has seen
+        // Handed to these connections and not acknowledged yet (the kernel's send queues, now).
+        qint64 queuedBytes = 0;
     };
 
     bool isAvailable() const;
