@@ -59,7 +59,7 @@ private:
     QString nameOf(int endpoint) const;
 
     std::unique_ptr<UploadRun> m_run;
-    UploadPlan m_requested; // as asked for: the run's plan has an S3 target's gateways filled in
+    UploadPlan m_requested;        // as asked for: the run's plan has an S3 target's gateways filled in
     QHash<int, QString> m_whyDown; // endpoint -> what took it out
 };
 

@@ -188,17 +188,29 @@ gateway_answers() {
         "http://127.0.0.1:$port/" 2>/dev/null) == 200 ]]
 }
 
+# Sets GATEWAY_PORT to the port gateway $index serves on: $port, or another one when a process
+# started since free_port took $port first (suites side by side under ctest -j), which radosgw
+# reports as "failed to bind" in its log before it exits.
 wait_for_gateway() {
-    local dir=$1 port=$2 index=$3 deadline=$((SECONDS + READY_TIMEOUT_S))
+    local dir=$1 port=$2 index=$3 deadline=$((SECONDS + READY_TIMEOUT_S)) log
+    log="$dir/log/client.rgw.gw$index.log"
     until gateway_answers "$port"; do
+        if grep -q "failed to bind address" "$log" 2>/dev/null; then
+            pkill -KILL -f -- "-n client.rgw.gw$index --rgw-frontends beast endpoint=127.0.0.1:$port\$" || true
+            mv "$log" "$log.port-$port"
+            port=$(free_port)
+            echo "ceph-cluster.sh: gateway $index's port was taken meanwhile; now on $port" >&2
+            start_gateway "$dir" "$index" "$port"
+        fi
         if ((SECONDS >= deadline)); then
             # The log goes with the cluster's folder: its end goes into the message.
             echo "ceph-cluster.sh: the end of gateway $index's log:" >&2
-            tail -n 15 "$dir/log/client.rgw.gw$index.log" >&2 2>/dev/null || true
+            tail -n 15 "$log" >&2 2>/dev/null || true
             die "gateway $index on port $port did not answer in ${READY_TIMEOUT_S} s (see $dir/log)"
         fi
         sleep 0.1
     done
+    GATEWAY_PORT=$port
 }
 
 write_env() {
@@ -247,6 +259,7 @@ cmd_start() {
     done
     for i in $(seq 1 "$gateways"); do
         wait_for_gateway "$dir" "${ports[$((i - 1))]}" "$i"
+        ports[$((i - 1))]=$GATEWAY_PORT
     done
     write_env "$dir" "${ports[@]}"
     trap - EXIT

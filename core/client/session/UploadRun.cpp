@@ -154,6 +154,10 @@ void UploadRun::onEndpointHealthy(int endpoint)
     if (said.connectionsPerClient > 0)
         m_pool->setAllowedByReceiver(endpoint, said.connectionsPerClient);
     m_pool->setPending(endpoint, false);
+    if (!m_transferStarted) {
+        m_checkRttMs = said.rttMs;
+        startFromRememberedLink();
+    }
     m_scheduler->capacityChanged(said.rttMs);
     if (!m_transferStarted)
         startTransfer();
@@ -180,9 +184,10 @@ void UploadRun::onEndpointsChecked(const QList<std::optional<QString>> &problems
         else
             m_scheduler->excludeEndpoint(i, *problems.at(i));
     }
-    m_network = NetworkIdentity::of(m_plan.endpoints);
-    m_checkRttMs = rttMs;
-    startFromRememberedLink();
+    if (rttMs > 0)
+        m_checkRttMs = rttMs;
+    if (!m_transferStarted)
+        startFromRememberedLink();
     m_scheduler->capacityChanged(rttMs);
     Q_EMIT endpointsChecked(usable, int(problems.size()));
     if (usable == 0 && m_plan.unreachableAtStart == UploadPlan::Unreachable::Exclude) {
@@ -197,6 +202,8 @@ void UploadRun::onEndpointsChecked(const QList<std::optional<QString>> &problems
 
 void UploadRun::startFromRememberedLink()
 {
+    // Before the first request (the scheduler's tuner is built when capacity is first known).
+    m_network = NetworkIdentity::of(m_plan.endpoints);
     if (!m_journal || (m_plan.connectionsFixed && !m_plan.autoChunkSize))
         return;
     const std::optional<LinkMemory> memory = m_journal->rememberedLink(m_network);
