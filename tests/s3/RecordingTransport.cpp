@@ -1,11 +1,13 @@
 #include "RecordingTransport.h"
 
+#include "WireTransports.h"
+
 #include <QUrlQuery>
 
 namespace multilane {
 
 RecordingTransport::RecordingTransport(const EndpointPool &pool, int transferTimeoutMs)
-    : m_real(pool, transferTimeoutMs)
+    : m_real(WireTransports::make(pool, transferTimeoutMs))
 {}
 
 QString RecordingTransport::operationOf(const WireRequest &request)
@@ -44,7 +46,7 @@ WireCall *RecordingTransport::send(const EndpointLease &lease, const WireRequest
         beforeSend(sent);
     const qsizetype index = m_sent.size();
     m_sent.append(sent);
-    WireCall *call = m_real.send(lease, request);
+    WireCall *call = m_real->send(lease, request);
     // Connected before the engine connects: this runs first, while the call is still alive.
     connect(call, &WireCall::finished, this, [this, call, index] {
         m_sent[index].httpStatus = call->reply().isWhole() ? call->reply().httpStatus : 0;

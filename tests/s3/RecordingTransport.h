@@ -1,17 +1,18 @@
 #pragma once
 
-#include "NetworkTransport.h"
+#include "WireTransport.h"
 
 #include <QList>
 #include <QObject>
 #include <QSet>
 #include <functional>
+#include <memory>
 
 namespace multilane {
 
-// The real transport, recording every request the engine sends through it as the S3 operation
-// it is, and to which endpoint: what a test counts ("only the missing parts were sent") and
-// watches (a hook runs before each request goes out; answered() follows its answer).
+// The real transport (the one the client uses: WireTransports::make), recording every request the engine
+// sends through it as the S3 operation it is, and to which endpoint: what a test counts ("only the missing
+// parts were sent") and watches (a hook runs before each request goes out; answered() follows its answer).
 class RecordingTransport final : public QObject, public WireTransport {
     Q_OBJECT
 public:
@@ -27,7 +28,8 @@ public:
     RecordingTransport(const EndpointPool &pool, int transferTimeoutMs);
 
     WireCall *send(const EndpointLease &lease, const WireRequest &request) override;
-    void closeIdleConnections() override { m_real.closeIdleConnections(); }
+    void closeIdleConnections() override { m_real->closeIdleConnections(); }
+    Delivery delivery() override { return m_real->delivery(); }
 
     // Runs before a request is handed to the network (a test may kill a gateway there).
     std::function<void(const Sent &)> beforeSend;
@@ -43,7 +45,7 @@ Q_SIGNALS:
     void answered(const multilane::RecordingTransport::Sent &request);
 
 private:
-    NetworkTransport m_real;
+    std::unique_ptr<WireTransport> m_real;
     QList<Sent> m_sent;
 };
 

@@ -1,6 +1,6 @@
 #include "HealthCheck.h"
 
-#include "NetworkTransport.h"
+#include "WireTransports.h"
 
 #include "UploadProtocol.h"
 #include <QElapsedTimer>
@@ -19,7 +19,7 @@ void HealthCheck::check(const QList<Endpoint> &endpoints, int timeoutMs)
 {
     m_endpoints = endpoints;
     m_timeoutMs = timeoutMs;
-    m_transport = std::make_unique<NetworkTransport>(endpoints, timeoutMs);
+    m_transport = WireTransports::make(endpoints, timeoutMs);
     m_problems = QList<std::optional<QString>>(endpoints.size());
     m_outcomes = QList<HealthOutcome>(endpoints.size());
     m_unreachable = QList<bool>(endpoints.size(), false);

@@ -71,14 +71,31 @@ QByteArray sha256(const QSslCertificate &certificate)
     return QCryptographicHash::hash(certificate.toDer(), QCryptographicHash::Sha256);
 }
 
+QSslConfiguration configurationFor(const Endpoint &endpoint)
+{
+    QSslConfiguration configuration = QSslConfiguration::defaultConfiguration();
+    // A new connection resumes the session another connection got from this receiver (a
+    // resumed handshake skips the certificate check and signature).
+    configuration.setSslOption(QSsl::SslOptionDisableSessionPersistence, false);
+    // Neither a pin nor a CA file: Qt's default trust, the system CAs and the host name check.
+    if (!endpoint.pinSha256.isEmpty()) {
+        // Trust no CA at all, so every handshake reports errors and the pin alone decides
+        // (watch()); a CA-signed certificate that is not the pinned one is refused too.
+        configuration.setCaCertificates({});
+    } else if (!endpoint.caCertificates.isEmpty()) {
+        // Explicitly the system's plus the file's: setting CA certificates turns off Qt's
+        // on-demand loading of the system ones.
+        static const QList<QSslCertificate> system = QSslConfiguration::systemCaCertificates();
+        configuration.setCaCertificates(system + endpoint.caCertificates);
+    }
+    return configuration;
+}
+
 void apply(QNetworkRequest &request, const Endpoint &endpoint)
 {
     if (endpoint.url.scheme() != QLatin1String("https"))
         return;
-    QSslConfiguration configuration = QSslConfiguration::defaultConfiguration();
-    // A new manager's first connection resumes the session another manager got from this
-    // receiver (a resumed handshake skips the certificate check and signature).
-    configuration.setSslOption(QSsl::SslOptionDisableSessionPersistence, false);
+    QSslConfiguration configuration = configurationFor(endpoint);
     {
         SessionTickets &tickets = sessionTickets();
         const QMutexLocker locker(&tickets.mutex);
@@ -86,18 +103,8 @@ void apply(QNetworkRequest &request, const Endpoint &endpoint)
         if (!ticket.isEmpty())
             configuration.setSessionTicket(ticket);
     }
-    // Neither a pin nor a CA file: Qt's default trust, the system CAs and the host name check.
-    if (!endpoint.pinSha256.isEmpty()) {
-        // Trust no CA at all, so every handshake reports errors and the pin alone decides
-        // (watch()); a CA-signed certificate that is not the pinned one is refused too.
-        configuration.setCaCertificates({});
+    if (!endpoint.pinSha256.isEmpty())
         request.setAttribute(PinAttribute, endpoint.pinSha256);
-    } else if (!endpoint.caCertificates.isEmpty()) {
-        // Explicitly the system's plus the file's: setting CA certificates turns off Qt's
-        // on-demand loading of the system ones.
-        static const QList<QSslCertificate> system = QSslConfiguration::systemCaCertificates();
-        configuration.setCaCertificates(system + endpoint.caCertificates);
-    }
     request.setSslConfiguration(configuration);
 }
 
@@ -125,36 +132,41 @@ void watch(QNetworkAccessManager &manager)
     });
 }
 
+TlsFailure pinMismatch(const QString &endpointName, const QByteArray &actualSha256, const QByteArray &pin)
+{
+    return {
+        QStringLiteral("tls_pin_mismatch"),
+        QStringLiteral("%1 presented a certificate with SHA-256 %2, not the pinned %3: if the receiver's "
+                       "certificate was replaced, pin the new one (multilane-receiver prints it after "
+                       "'certificate sha256'); otherwise something else answers at that address")
+            .arg(endpointName, QString::fromLatin1(actualSha256.toHex()), QString::fromLatin1(pin.toHex()))};
+}
+
+TlsFailure handshakeFailed(const QString &endpointName, bool gotCertificate, const QString &why)
+{
+    if (!gotCertificate) {
+        return {QStringLiteral("tls_failed"),
+                QStringLiteral("the TLS handshake with %1 failed (%2): is that an https:// receiver? "
+                               "(one started without --tls-cert needs an http:// URL)")
+                    .arg(endpointName, why)};
+    }
+    return {QStringLiteral("tls_untrusted"),
+            QStringLiteral("%1: the receiver's certificate is not trusted (%2): pass its CA certificate "
+                           "with --ca-file FILE, or pin it with --pin-sha256 HEX (multilane-receiver "
+                           "prints it after 'certificate sha256')")
+                .arg(endpointName, why)};
+}
+
 std::optional<TlsFailure> failure(QNetworkReply &reply)
 {
     const QVariant mismatch = reply.property(MismatchProperty);
-    TlsFailure error;
     if (mismatch.isValid()) {
-        error.code = QStringLiteral("tls_pin_mismatch");
-        error.message =
-            QStringLiteral("%1 presented a certificate with SHA-256 %2, not the pinned %3: if the receiver's "
-                           "certificate was replaced, pin the new one (multilane-receiver prints it after "
-                           "'certificate sha256'); otherwise something else answers at that address")
-                .arg(endpointName(reply), mismatch.toString(),
-                     QString::fromLatin1(reply.request().attribute(PinAttribute).toByteArray().toHex()));
-        return error;
+        return pinMismatch(endpointName(reply), QByteArray::fromHex(mismatch.toString().toLatin1()),
+                           reply.request().attribute(PinAttribute).toByteArray());
     }
     if (reply.error() != QNetworkReply::SslHandshakeFailedError)
         return std::nullopt;
-    if (peerCertificate(reply).isNull()) {
-        error.code = QStringLiteral("tls_failed");
-        error.message = QStringLiteral("the TLS handshake with %1 failed (%2): is that an https:// receiver? "
-                                       "(one started without --tls-cert needs an http:// URL)")
-                            .arg(endpointName(reply), reply.errorString());
-        return error;
-    }
-    error.code = QStringLiteral("tls_untrusted");
-    error.message =
-        QStringLiteral("%1: the receiver's certificate is not trusted (%2): pass its CA certificate "
-                       "with --ca-file FILE, or pin it with --pin-sha256 HEX (multilane-receiver "
-                       "prints it after 'certificate sha256')")
-            .arg(endpointName(reply), reply.errorString());
-    return error;
+    return handshakeFailed(endpointName(reply), !peerCertificate(reply).isNull(), reply.errorString());
 }
 
 } // namespace multilane::TlsTrust

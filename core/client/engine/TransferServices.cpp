@@ -1,8 +1,8 @@
 #include "TransferServices.h"
 
 #include "HashWorker.h"
-#include "NetworkTransport.h"
 #include "ReceiverProtocol.h"
+#include "WireTransports.h"
 
 #include <QElapsedTimer>
 #include <QRandomGenerator>
@@ -14,7 +14,7 @@ void TransferServices::completeFor(const EndpointPool &pool, int transferTimeout
     if (!protocol)
         protocol = std::make_shared<ReceiverProtocol>();
     if (!transport)
-        transport = std::make_unique<NetworkTransport>(pool, transferTimeoutMs);
+        transport = WireTransports::make(pool, transferTimeoutMs);
     if (!hasher)
         hasher = std::make_unique<HashWorker>(protocol->capabilities().chunkChecksum);
     if (!clockMs) {

@@ -1,11 +1,10 @@
 #include "DeliveryMeter.h"
 
 #include "OwnTcpSockets.h"
+#include "TcpInfo.h"
 
 #ifdef Q_OS_LINUX
-// The kernel's own header: glibc's struct tcp_info stops before bytes_acked and min_rtt.
 #include <linux/sockios.h>
-#include <linux/tcp.h>
 #include <netinet/in.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -36,15 +35,14 @@ DeliveryMeter::Sample DeliveryMeter::sample(const QList<quint16> &peerPorts)
             if (!peerPorts.contains(port))
                 return;
         }
-        tcp_info info{};
-        socklen_t length = sizeof info;
-        if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0)
+        const std::optional<TcpInfo::Reading> info = TcpInfo::read(fd);
+        if (!info)
             return;
         ++sample.connections;
         int queued = 0; // SIOCOUTQ on TCP: written and not acknowledged, sent or not
         if (::ioctl(fd, SIOCOUTQ, &queued) == 0)
             sample.queuedBytes += queued;
-        const quint64 acked = info.tcpi_bytes_acked;
+        const quint64 acked = info->bytesAcked;
         // A connection seen for the first time counts from now: what it carried before (a probe
         // connection's bytes, the burst a new connection drops into the peer's receive buffer
         // in its first instants) says nothing about the rate from here on.
@@ -52,10 +50,10 @@ DeliveryMeter::Sample DeliveryMeter::sample(const QList<quint16> &peerPorts)
         if (acked > before) {
             m_total += qint64(acked - before);
             ++sample.busyConnections;
-            rttSum += info.tcpi_rtt / 1000.0;
+            rttSum += info->rttMs;
         }
-        if (info.tcpi_min_rtt > 0 && (m_minRttMs <= 0 || info.tcpi_min_rtt / 1000.0 < m_minRttMs))
-            m_minRttMs = info.tcpi_min_rtt / 1000.0;
+        if (info->minRttMs > 0 && (m_minRttMs <= 0 || info->minRttMs < m_minRttMs))
+            m_minRttMs = info->minRttMs;
         seen.insert(inode, acked);
     });
     m_ackedBySocket = seen; // connections that closed are gone; what they acknowledged stays counted

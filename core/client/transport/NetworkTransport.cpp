@@ -4,12 +4,12 @@
 #include "NoDelaySockets.h"
 #include "ReplyEnd.h"
 #include "TlsTrust.h"
+#include "UnsentCall.h"
 
 #include <QCoreApplication>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QPointer>
-#include <QTimer>
 
 namespace multilane {
 
@@ -63,31 +63,6 @@ private:
     }
 
     QPointer<QNetworkReply> m_reply;
-    WireReply m_result;
-    bool m_done = false;
-};
-
-// A request that never left: its file body could not be opened. It ends on the next turn of the
-// event loop, so the sender sees it end the way every call ends.
-class UnsentCall final : public WireCall {
-public:
-    explicit UnsentCall(const QString &why)
-    {
-        m_result.networkError = why;
-        m_result.unreadableBody = why;
-        QTimer::singleShot(0, this, [this] { finish(); });
-    }
-    void abort() override { finish(); }
-    const WireReply &reply() const override { return m_result; }
-
-private:
-    void finish()
-    {
-        if (m_done)
-            return;
-        m_done = true;
-        Q_EMIT finished();
-    }
     WireReply m_result;
     bool m_done = false;
 };

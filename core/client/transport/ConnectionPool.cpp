@@ -1,0 +1,201 @@
+#include "ConnectionPool.h"
+
+#include "DirectCall.h"
+#include "DirectConnection.h"
+#include "TcpChannel.h"
+#include "TlsChannel.h"
+
+#include <QTimer>
+
+namespace multilane {
+
+ConnectionPool::ConnectionPool(QObject *parent)
+    : QObject(parent)
+{}
+
+ConnectionPool::~ConnectionPool()
+{
+    // Calls still running never finish (as with Qt's manager gone); their connections go.
+    for (DirectConnection *connection : std::as_const(m_connections)) {
+        connection->disconnect(this);
+        delete connection;
+    }
+}
+
+QString ConnectionPool::keyOf(const DirectCall &call)
+{
+    return call.origin();
+}
+
+void ConnectionPool::enqueue(DirectCall *call)
+{
+    m_queued.append(call);
+    if (m_startPosted)
+        return;
+    m_startPosted = true;
+    QTimer::singleShot(0, this, &ConnectionPool::startQueued);
+}
+
+void ConnectionPool::startQueued()
+{
+    m_startPosted = false;
+    const QList<QPointer<DirectCall>> queued = std::exchange(m_queued, {});
+    for (const QPointer<DirectCall> &call : queued) {
+        if (call && !call->isDone())
+            begin(call, false);
+    }
+}
+
+DirectConnection *ConnectionPool::idleFor(const QString &key)
+{
+    auto idle = m_idle.find(key);
+    if (idle == m_idle.end() || idle->isEmpty())
+        return nullptr;
+    // The most recently used: the others may idle out on the server, which is fine.
+    return idle->takeLast();
+}
+
+DirectConnection *ConnectionPool::open(const DirectCall &call)
+{
+    const QUrl &url = call.url();
+    const bool tls = url.scheme() == QLatin1String("https");
+    std::unique_ptr<ByteChannel> channel;
+    if (tls)
+        channel = std::make_unique<TlsChannel>(call.endpoint(), m_sessionTickets.value(call.origin()));
+    else
+        channel = std::make_unique<TcpChannel>();
+    auto *connection =
+        new DirectConnection(std::move(channel), url.host(), quint16(url.port(tls ? 443 : 80)), this);
+    m_connections.insert(connection);
+    m_keys.insert(connection, keyOf(call));
+    // The pool hears of an ending before the call does (connected first), so a call that
+    // sends again from its finished() finds the connection back among the idle ones.
+    connect(connection, &DirectConnection::finished, this,
+            [this, connection](const WireReply &reply, bool retryable) {
+                onFinished(connection, reply, retryable);
+            });
+    connect(connection, &DirectConnection::closed, this, [this, connection] { retire(connection); });
+    connect(connection, &DirectConnection::bytesSent, this, [this, connection](qint64 total) {
+        if (DirectCall *running = m_running.value(connection))
+            Q_EMIT running->bytesSent(total);
+    });
+    return connection;
+}
+
+void ConnectionPool::begin(DirectCall *call, bool fresh)
+{
+    DirectConnection *connection = fresh ? nullptr : idleFor(keyOf(*call));
+    if (!connection)
+        connection = open(*call);
+    m_running.insert(connection, call);
+    call->connection = connection;
+    connection->start(call->request());
+}
+
+void ConnectionPool::onFinished(DirectConnection *connection, const WireReply &reply, bool retryable)
+{
+    DirectCall *call = m_running.take(connection);
+    if (call)
+        call->connection = nullptr;
+    if (connection->state() == DirectConnection::State::Idle) {
+        if (auto *tls = qobject_cast<TlsChannel *>(&connection->channel())) {
+            const QByteArray ticket = tls->sessionTicket();
+            if (!ticket.isEmpty())
+                m_sessionTickets.insert(m_keys.value(connection), ticket);
+        }
+        m_idle[m_keys.value(connection)].append(connection);
+    } else {
+        retire(connection);
+    }
+    if (!call)
+        return;
+    if (retryable && !call->retried) {
+        // The server closed the kept-alive connection before it saw this request: send it again
+        // on a new one (what browsers and Qt do too), once.
+        call->retried = true;
+        begin(call, true);
+        return;
+    }
+    call->finish(reply);
+}
+
+void ConnectionPool::retire(DirectConnection *connection)
+{
+    if (!m_connections.remove(connection))
+        return;
+    if (const std::optional<TcpInfo::Reading> last = connection->tcpReading()) {
+        double ignored = 0;
+        int busy = 0;
+        count(connection, *last, &ignored, &busy);
+    }
+    m_ackedAtSample.remove(connection);
+    const QString key = m_keys.take(connection);
+    auto idle = m_idle.find(key);
+    if (idle != m_idle.end()) {
+        idle->removeOne(connection);
+        if (idle->isEmpty())
+            m_idle.erase(idle);
+    }
+    connection->disconnect(this);
+    connection->deleteLater(); // we may be inside one of its signals
+}
+
+void ConnectionPool::cancel(DirectCall *call, const QString &why)
+{
+    if (m_queued.removeAll(call) > 0) {
+        WireReply reply;
+        reply.networkError = why;
+        call->finish(reply);
+        return;
+    }
+    if (call->connection)
+        call->connection->abort(why); // finished() comes back through onFinished
+}
+
+void ConnectionPool::forget(DirectCall *call)
+{
+    m_queued.removeAll(call);
+    DirectConnection *connection = std::exchange(call->connection, nullptr);
+    if (!connection)
+        return;
+    m_running.remove(connection);
+    connection->abort(QStringLiteral("Operation canceled")); // closes it; the pool retires it
+}
+
+void ConnectionPool::closeIdle()
+{
+    const auto idle = std::exchange(m_idle, {});
+    for (const QList<DirectConnection *> &connections : idle) {
+        for (DirectConnection *connection : connections)
+            retire(connection);
+    }
+}
+
+void ConnectionPool::count(const DirectConnection *connection, const TcpInfo::Reading &reading,
+                           double *rttSum, int *busy)
+{
+    const auto before = m_ackedAtSample.find(connection);
+    if (before != m_ackedAtSample.end() && reading.bytesAcked > *before) {
+        m_delivered += qint64(reading.bytesAcked - *before);
+        *rttSum += reading.rttMs;
+        ++*busy;
+    }
+    m_ackedAtSample.insert(connection, reading.bytesAcked);
+    if (reading.minRttMs > 0 && (m_minRttMs <= 0 || reading.minRttMs < m_minRttMs))
+        m_minRttMs = reading.minRttMs;
+}
+
+WireTransport::Delivery ConnectionPool::delivery()
+{
+    if (!TcpInfo::isSupported())
+        return {};
+    double rttSum = 0;
+    int busy = 0;
+    for (const DirectConnection *connection : std::as_const(m_connections)) {
+        if (const std::optional<TcpInfo::Reading> reading = connection->tcpReading())
+            count(connection, *reading, &rttSum, &busy);
+    }
+    return {m_delivered, busy > 0 ? rttSum / busy : 0, m_minRttMs};
+}
+
+} // namespace multilane

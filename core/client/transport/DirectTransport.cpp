@@ -1,0 +1,88 @@
+#include "DirectTransport.h"
+
+#include "ConnectionPool.h"
+#include "DirectCall.h"
+#include "HttpRequestHead.h"
+#include "UnsentCall.h"
+
+#include <QCoreApplication>
+#include <QFile>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace multilane {
+
+namespace {
+
+QString originOf(const QUrl &url, int endpoint)
+{
+    // Connections carry the endpoint's TLS trust, so two endpoints never share one.
+    return url.scheme() + QLatin1String("://") + url.host().toLower() + QLatin1Char(':') +
+           QString::number(url.port(url.scheme() == QLatin1String("https") ? 443 : 80)) + QLatin1Char('#') +
+           QString::number(endpoint);
+}
+
+} // namespace
+
+DirectTransport::DirectTransport(const EndpointPool &pool, int transferTimeoutMs)
+    : m_transferTimeoutMs(transferTimeoutMs)
+    , m_userAgent("multilane/" + QCoreApplication::applicationVersion().toUtf8())
+    , m_pool(std::make_unique<ConnectionPool>())
+{
+    for (int endpoint = 0; endpoint < pool.endpointCount(); ++endpoint)
+        m_endpoints.append(pool.endpoint(endpoint));
+}
+
+DirectTransport::DirectTransport(const QList<Endpoint> &endpoints, int transferTimeoutMs)
+    : m_endpoints(endpoints)
+    , m_transferTimeoutMs(transferTimeoutMs)
+    , m_userAgent("multilane/" + QCoreApplication::applicationVersion().toUtf8())
+    , m_pool(std::make_unique<ConnectionPool>())
+{}
+
+DirectTransport::~DirectTransport() = default;
+
+WireCall *DirectTransport::send(const EndpointLease &lease, const WireRequest &wire)
+{
+    OutgoingRequest request;
+    request.headAndBody = HttpRequestHead::build(wire, m_userAgent);
+    if (!wire.file && !wire.body.isEmpty()) {
+        request.headAndBody += wire.body;
+        request.bodyInMemory = wire.body.size();
+    }
+    request.headRequest = wire.method == "HEAD";
+    request.timeoutMs = wire.timeoutMs > 0 ? wire.timeoutMs : m_transferTimeoutMs;
+    if (wire.file) {
+        request.fileFd = ::open(QFile::encodeName(wire.file->path).constData(), O_RDONLY | O_CLOEXEC);
+        if (request.fileFd < 0)
+            return new UnsentCall(QStringLiteral("cannot read %1: %2")
+                                      .arg(wire.file->path, QString::fromLocal8Bit(std::strerror(errno))));
+        request.fileOffset = wire.file->offset;
+        request.fileLength = wire.file->length;
+        request.filePath = wire.file->path;
+    }
+    auto *call = new DirectCall(*m_pool, m_endpoints.at(lease.endpoint), originOf(wire.url, lease.endpoint),
+                                wire.url, request);
+    m_pool->enqueue(call);
+    return call;
+}
+
+void DirectTransport::closeIdleConnections()
+{
+    m_pool->closeIdle();
+}
+
+WireTransport::Delivery DirectTransport::delivery()
+{
+    return m_pool->delivery();
+}
+
+int DirectTransport::openConnections() const
+{
+    return m_pool->openConnections();
+}
+
+} // namespace multilane

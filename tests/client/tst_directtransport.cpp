@@ -1,0 +1,366 @@
+// DirectTransport, our own HTTP/1.1 client: answers of every framing read whole, answers cut
+// short taken as no answer, keep-alive reuse and its limits (Connection: close, a connection the
+// server closed while idle), early refusals during a body, timeouts, redirects left alone, file
+// bodies sent from the file (against the real receiver), and what the kernel acknowledged.
+#include "DirectTransport.h"
+#include "EndpointPool.h"
+#include "ReceiverProcess.h"
+#include "TestFiles.h"
+
+#include <QSignalSpy>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QTemporaryDir>
+#include <QTest>
+#include <functional>
+
+using namespace multilane;
+
+namespace {
+
+// A server that reads each request (head, and a body as long as its Content-Length) and
+// answers what the script says for it; it counts connections and requests.
+class ScriptedServer : public QObject {
+public:
+    struct Answer {
+        QByteArray bytes;
+        bool close = false;        // close the connection after answering
+        bool answerAtHead = false; // answer as soon as the head is in (an early refusal)
+    };
+    using Script = std::function<Answer(int request, const QByteArray &head)>;
+
+    explicit ScriptedServer(Script script)
+        : m_script(std::move(script))
+    {
+        m_server.listen(QHostAddress::LocalHost);
+        connect(&m_server, &QTcpServer::newConnection, this, [this] {
+            while (QTcpSocket *socket = m_server.nextPendingConnection()) {
+                ++connections;
+                auto buffer = std::make_shared<QByteArray>();
+                connect(socket, &QTcpSocket::readyRead, socket,
+                        [this, socket, buffer] { serve(socket, *buffer); });
+            }
+        });
+    }
+    QUrl url() const { return QUrl(QStringLiteral("http://127.0.0.1:%1").arg(m_server.serverPort())); }
+
+    int connections = 0;
+    int requests = 0;
+    QByteArray lastHead;
+
+private:
+    void serve(QTcpSocket *socket, QByteArray &buffer)
+    {
+        buffer += socket->readAll();
+        for (;;) {
+            const qsizetype end = buffer.indexOf("\r\n\r\n");
+            if (end < 0)
+                return;
+            const QByteArray head = buffer.left(end + 4);
+            qint64 length = 0;
+            for (const QByteArray &line : head.split('\n')) {
+                if (line.toLower().startsWith("content-length:"))
+                    length = line.mid(15).trimmed().toLongLong();
+            }
+            const Answer answer = m_script(requests, head);
+            if (!answer.answerAtHead && buffer.size() < end + 4 + length)
+                return; // the body is still coming
+            ++requests;
+            lastHead = head;
+            buffer.remove(0, answer.answerAtHead ? buffer.size() : end + 4 + length);
+            socket->write(answer.bytes);
+            if (answer.close) {
+                socket->disconnectFromHost();
+                return;
+            }
+        }
+    }
+
+    Script m_script;
+    QTcpServer m_server;
+};
+
+QByteArray okJson(const QByteArray &body = "{\"ok\":true}")
+{
+    return "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+           QByteArray::number(body.size()) + "\r\n\r\n" + body;
+}
+
+Endpoint endpointAt(const QUrl &url)
+{
+    Endpoint endpoint;
+    endpoint.url = url;
+    return endpoint;
+}
+
+WireRequest get(const QUrl &base, const QString &path = QStringLiteral("/v1/health"))
+{
+    WireRequest request;
+    request.method = "GET";
+    request.url = base;
+    request.url.setPath(path);
+    return request;
+}
+
+// Sends and waits for the end; the reply (a default one if it never came).
+WireReply exchange(DirectTransport &transport, const WireRequest &request, QList<qint64> *sent = nullptr)
+{
+    WireCall *call = transport.send({0, WireTransport::ControlLane}, request);
+    QSignalSpy finished(call, &WireCall::finished);
+    if (sent)
+        QObject::connect(call, &WireCall::bytesSent, call, [sent](qint64 total) { sent->append(total); });
+    if (!finished.wait(20000))
+        return {};
+    const WireReply reply = call->reply();
+    delete call;
+    return reply;
+}
+
+} // namespace
+
+class TestDirectTransport : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void wholeAnswersOfEveryFraming()
+    {
+        ScriptedServer server([](int request, const QByteArray &) {
+            if (request == 0)
+                return ScriptedServer::Answer{okJson()};
+            if (request == 1)
+                return ScriptedServer::Answer{"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                              "4\r\n{\"ok\r\n7;x=y\r\n\":true}\r\n0\r\nTrailer: 1\r\n\r\n"};
+            if (request == 2) // an interim answer first
+                return ScriptedServer::Answer{"HTTP/1.1 100 Continue\r\n\r\n" + okJson()};
+            return ScriptedServer::Answer{"HTTP/1.0 200 OK\r\n\r\n{\"ok\":true}", true}; // to the close
+        });
+        DirectTransport transport({endpointAt(server.url())}, 10000);
+        for (int i = 0; i < 4; ++i) {
+            const WireReply reply = exchange(transport, get(server.url()));
+            QVERIFY2(reply.isSuccess(),
+                     qPrintable(QString::number(i) + QLatin1Char(' ') + reply.networkError));
+            QCOMPARE(reply.body, QByteArray("{\"ok\":true}"));
+        }
+        QCOMPARE(server.connections, 1); // kept alive through the first three
+    }
+
+    void headAnswerHasNoBody()
+    {
+        ScriptedServer server([](int, const QByteArray &) {
+            return ScriptedServer::Answer{"HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n"};
+        });
+        DirectTransport transport({endpointAt(server.url())}, 10000);
+        WireRequest head = get(server.url());
+        head.method = "HEAD";
+        for (int i = 0; i < 2; ++i) {
+            const WireReply reply = exchange(transport, head);
+            QVERIFY(reply.isSuccess());
+            QCOMPARE(reply.header("content-length"), QByteArray("5000"));
+        }
+        QCOMPARE(server.connections, 1);
+    }
+
+    void answerCutShortIsNoAnswer()
+    {
+        ScriptedServer server([](int, const QByteArray &) {
+            return ScriptedServer::Answer{"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"received\":[",
+                                          true};
+        });
+        DirectTransport transport({endpointAt(server.url())}, 10000);
+        const WireReply reply = exchange(transport, get(server.url()));
+        QVERIFY(!reply.isWhole());
+        QVERIFY(!reply.networkError.isEmpty());
+        QVERIFY(!reply.closedUnanswered);
+    }
+
+    void refusalKeepsItsStatusAndHeaders()
+    {
+        const QByteArray body = R"({"error":{"code":"incomplete","message":"chunks missing"}})";
+        ScriptedServer server([body](int, const QByteArray &) {
+            return ScriptedServer::Answer{"HTTP/1.1 409 Conflict\r\nRetry-After: 3\r\nContent-Length: " +
+                                          QByteArray::number(body.size()) + "\r\n\r\n" + body};
+        });
+        DirectTransport transport({endpointAt(server.url())}, 10000);
+        const WireReply reply = exchange(transport, get(server.url()));
+        QVERIFY(reply.isWhole());
+        QCOMPARE(reply.httpStatus, 409);
+        QCOMPARE(reply.reasonPhrase, QByteArray("Conflict"));
+        QCOMPARE(reply.header("retry-after"), QByteArray("3"));
+        QCOMPARE(reply.body, body);
+    }
+
+    void redirectIsAnAnswerNotFollowed()
+    {
+        ScriptedServer server([](int, const QByteArray &) {
+            return ScriptedServer::Answer{"HTTP/1.1 302 Found\r\nLocation: http://example.invalid/\r\n"
+                                          "Content-Length: 0\r\n\r\n"};
+        });
+        DirectTransport transport({endpointAt(server.url())}, 10000);
+        const WireReply reply = exchange(transport, get(server.url()));
+        QCOMPARE(reply.httpStatus, 302);
+        QCOMPARE(server.requests, 1);
+    }
+
+    void closedWithoutAWord()
+    {
+        ScriptedServer server([](int, const QByteArray &) { return ScriptedServer::Answer{{}, true}; });
+        DirectTransport transport({endpointAt(server.url())}, 10000);
+        const WireReply reply = exchange(transport, get(server.url()));
+        QCOMPARE(reply.httpStatus, 0);
+        QVERIFY(reply.closedUnanswered);
+        QCOMPARE(server.connections, 1); // a new connection closed at once is not tried again
+    }
+
+    void connectionCloseIsHonoured()
+    {
+        ScriptedServer server([](int, const QByteArray &) {
+            return ScriptedServer::Answer{
+                "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}"};
+        });
+        DirectTransport transport({endpointAt(server.url())}, 10000);
+        QVERIFY(exchange(transport, get(server.url())).isSuccess());
+        QVERIFY(exchange(transport, get(server.url())).isSuccess());
+        QCOMPARE(server.connections, 2);
+    }
+
+    void staleKeptAliveConnectionIsRetriedOnce()
+    {
+        // The server closes the kept-alive connection as the second request arrives, without a
+        // word (its idle timeout struck at that moment): the request goes again on a new one.
+        ScriptedServer server([](int request, const QByteArray &) {
+            return request == 1 ? ScriptedServer::Answer{{}, true} : ScriptedServer::Answer{okJson()};
+        });
+        DirectTransport transport({endpointAt(server.url())}, 10000);
+        QVERIFY(exchange(transport, get(server.url())).isSuccess());
+        const WireReply second = exchange(transport, get(server.url()));
+        QVERIFY2(second.isSuccess(), qPrintable(second.networkError));
+        QCOMPARE(server.requests, 3);
+        QCOMPARE(server.connections, 2);
+    }
+
+    void earlyRefusalDuringABody()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("big.bin"));
+        QVERIFY(TestFiles::write(path, 64 << 20, 7));
+        ScriptedServer server([](int, const QByteArray &) {
+            const QByteArray body = R"({"error":{"code":"too_large","message":"no"}})";
+            return ScriptedServer::Answer{
+                "HTTP/1.1 413 Payload Too Large\r\nConnection: close\r\nContent-Length: " +
+                    QByteArray::number(body.size()) + "\r\n\r\n" + body,
+                true, true};
+        });
+        DirectTransport transport({endpointAt(server.url())}, 10000);
+        WireRequest put = get(server.url(), QStringLiteral("/v1/files/big.bin"));
+        put.method = "PUT";
+        put.file = FileSlice{path, 0, 64 << 20};
+        const WireReply reply = exchange(transport, put);
+        QCOMPARE(reply.httpStatus, 413);
+        QVERIFY(reply.body.contains("too_large"));
+    }
+
+    void silentServerTimesOut()
+    {
+        ScriptedServer server([](int, const QByteArray &) { return ScriptedServer::Answer{}; });
+        DirectTransport transport({endpointAt(server.url())}, 300);
+        const WireReply reply = exchange(transport, get(server.url()));
+        QCOMPARE(reply.httpStatus, 0);
+        QVERIFY(!reply.networkError.isEmpty());
+        QVERIFY(!reply.closedUnanswered);
+    }
+
+    void refusedConnection()
+    {
+        QTcpServer closed;
+        QVERIFY(closed.listen(QHostAddress::LocalHost));
+        const QUrl url(QStringLiteral("http://127.0.0.1:%1").arg(closed.serverPort()));
+        closed.close();
+        DirectTransport transport({endpointAt(url)}, 10000);
+        const WireReply reply = exchange(transport, get(url));
+        QCOMPARE(reply.httpStatus, 0);
+        QVERIFY(!reply.networkError.isEmpty());
+    }
+
+    void unreadableBodyIsLocal()
+    {
+        ScriptedServer server([](int, const QByteArray &) { return ScriptedServer::Answer{okJson()}; });
+        DirectTransport transport({endpointAt(server.url())}, 10000);
+        WireRequest put = get(server.url(), QStringLiteral("/v1/files/x"));
+        put.method = "PUT";
+        put.file = FileSlice{QStringLiteral("/nonexistent/multilane-test"), 0, 10};
+        const WireReply reply = exchange(transport, put);
+        QVERIFY(reply.unreadableBody);
+        QCOMPARE(server.connections, 0);
+    }
+
+    void requestHeadAsSent()
+    {
+        ScriptedServer server([](int, const QByteArray &) { return ScriptedServer::Answer{okJson()}; });
+        DirectTransport transport({endpointAt(server.url())}, 10000);
+        WireRequest post = get(server.url(), QStringLiteral("/v1/uploads/a b"));
+        post.method = "POST";
+        post.url.setQuery(QStringLiteral("x=1&y=%2F"));
+        post.body = "{}";
+        post.setHeader("X-Test", "evil\r\nInjected: 1");
+        QVERIFY(exchange(transport, post).isSuccess());
+        const QByteArray head = server.lastHead;
+        QVERIFY2(head.startsWith("POST /v1/uploads/a%20b?x=1&y=%2F HTTP/1.1\r\n"), head.constData());
+        const QByteArray host = "\r\nHost: 127.0.0.1:" + QByteArray::number(server.url().port()) + "\r\n";
+        QVERIFY(head.contains(host));
+        QVERIFY(head.contains("\r\nContent-Length: 2\r\n"));
+        QVERIFY(head.contains("\r\nAccept-Encoding: identity\r\n"));
+        QVERIFY(!head.contains("\r\nInjected:"));
+    }
+
+    void fileBodiesToTheRealReceiver()
+    {
+        QTemporaryDir dir;
+        ReceiverProcess receiver(dir.filePath(QStringLiteral("storage")));
+        QVERIFY2(receiver.start(1), qPrintable(receiver.errorText()));
+        const QString path = dir.filePath(QStringLiteral("source.bin"));
+        const qint64 size = (24 << 20) + 12345;
+        QVERIFY(TestFiles::write(path, size, 11));
+        DirectTransport transport({endpointAt(receiver.urls().first())}, 30000);
+        for (int i = 0; i < 3; ++i) {
+            WireRequest put = get(receiver.urls().first(), QStringLiteral("/v1/files/copy%1.bin").arg(i));
+            put.method = "PUT";
+            put.file = FileSlice{path, 0, size};
+            QList<qint64> sent;
+            const WireReply reply = exchange(transport, put, &sent);
+            QVERIFY2(reply.isSuccess(), qPrintable(reply.networkError + QString::fromUtf8(reply.body)));
+            QVERIFY(!sent.isEmpty());
+            QCOMPARE(sent.last(), size);
+            QVERIFY(TestFiles::sameContents(path, dir.filePath(QStringLiteral("storage/copy%1.bin").arg(i))));
+        }
+        // A slice of the file, too.
+        WireRequest discard = get(receiver.urls().first(), QStringLiteral("/v1/discard"));
+        discard.method = "PUT";
+        discard.file = FileSlice{path, 4096, 1 << 20};
+        QVERIFY(exchange(transport, discard).isSuccess());
+        QCOMPARE(transport.openConnections(), 1);
+        const WireTransport::Delivery delivery = transport.delivery();
+        QVERIFY(delivery.bytes >= 0);
+        transport.closeIdleConnections();
+        QCOMPARE(transport.openConnections(), 0);
+    }
+
+    void deliveryCountsAcknowledgedBytes()
+    {
+        QTemporaryDir dir;
+        ReceiverProcess receiver(dir.filePath(QStringLiteral("storage")));
+        QVERIFY2(receiver.start(1), qPrintable(receiver.errorText()));
+        const QString path = dir.filePath(QStringLiteral("source.bin"));
+        QVERIFY(TestFiles::write(path, 8 << 20, 3));
+        DirectTransport transport({endpointAt(receiver.urls().first())}, 30000);
+        QVERIFY(exchange(transport, get(receiver.urls().first())).isSuccess());
+        QCOMPARE(transport.delivery().bytes, 0); // the first sample is the baseline
+        WireRequest discard = get(receiver.urls().first(), QStringLiteral("/v1/discard"));
+        discard.method = "PUT";
+        discard.file = FileSlice{path, 0, 8 << 20};
+        QVERIFY(exchange(transport, discard).isSuccess());
+        QVERIFY(transport.delivery().bytes >= 8 << 20);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDirectTransport)
+#include "tst_directtransport.moc"
