@@ -374,9 +374,20 @@ bool TransferScheduler::dispatchNext(const EndpointLease &lease)
     // upload are short ones and every connection runs out of work at about the same time. Whole
     // files of a later batch (the window's next drop) take every other turn with an earlier
     // batch's chunks instead of waiting for all of them.
-    m_laterBatchTurn = !m_laterBatchTurn;
-    return dispatchCreate(lease) || (pushData && m_laterBatchTurn && dispatchSingle(lease, true)) ||
-           (pushData && dispatchChunk(lease)) || (pushData && dispatchSingle(lease));
+    // The turn passes only when a request goes: a pass the rate limit holds back changes nothing.
+    if (dispatchCreate(lease))
+        return true;
+    if (!pushData)
+        return false;
+    if (m_laterBatchTurn && dispatchSingle(lease, true)) {
+        m_laterBatchTurn = false;
+        return true;
+    }
+    if (dispatchChunk(lease)) {
+        m_laterBatchTurn = true;
+        return true;
+    }
+    return dispatchSingle(lease);
 }
 
 bool TransferScheduler::dispatchCreate(const EndpointLease &lease)

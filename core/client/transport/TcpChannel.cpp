@@ -8,6 +8,8 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -25,6 +27,39 @@ bool wouldBlock(int error)
 {
     return error == EAGAIN || error == EWOULDBLOCK;
 }
+
+// sendfile() has no MSG_NOSIGNAL: to a peer that closed, it raises SIGPIPE, which kills the
+// process or runs whatever handler it has (QtTest's reports a crash). While it runs SIGPIPE is
+// blocked in this thread, and one it raised is taken back, so a closed peer is only an error.
+class BrokenPipeGuard {
+public:
+    BrokenPipeGuard()
+    {
+        sigemptyset(&m_pipe);
+        sigaddset(&m_pipe, SIGPIPE);
+        sigset_t pending;
+        sigemptyset(&pending);
+        m_wasPending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1;
+        pthread_sigmask(SIG_BLOCK, &m_pipe, &m_before);
+    }
+    ~BrokenPipeGuard() { pthread_sigmask(SIG_SETMASK, &m_before, nullptr); }
+    BrokenPipeGuard(const BrokenPipeGuard &) = delete;
+    BrokenPipeGuard &operator=(const BrokenPipeGuard &) = delete;
+
+    void takeBackSignal()
+    {
+        if (m_wasPending)
+            return; // not ours to take
+        const timespec now = {0, 0};
+        while (sigtimedwait(&m_pipe, nullptr, &now) < 0 && errno == EINTR) {
+        }
+    }
+
+private:
+    sigset_t m_pipe;
+    sigset_t m_before;
+    bool m_wasPending = false;
+};
 
 } // namespace
 
@@ -155,9 +190,13 @@ qint64 TcpChannel::sendFile(int fileFd, qint64 offset, qint64 length)
 {
     off_t position = off_t(offset);
     ssize_t sent = 0;
+    BrokenPipeGuard guard;
     do {
         sent = ::sendfile(m_fd, fileFd, &position, std::size_t(length));
     } while (sent < 0 && errno == EINTR);
+    const int error = errno;
+    guard.takeBackSignal(); // raised with EPIPE, or with a partial send to a peer that closed
+    errno = error;
     if (sent > 0)
         return sent;
     if (sent == 0)
