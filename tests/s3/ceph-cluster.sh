@@ -249,10 +249,20 @@ cmd_start() {
     # A start that fails half-way leaves no daemons behind (the logs stay for a look).
     trap 'kill_daemons "'"$dir"'" KILL' EXIT
     local mon_port
-    mon_port=$(free_port)
-    write_config "$dir" "$mon_port"
     write_keyring "$dir" "$gateways"
-    start_monitor "$dir" "$mon_port"
+    # Between free_port and the bind another suite's daemon may take the port (ctest -j): the
+    # monitor then exits at once, and a new port is tried.
+    local attempt
+    for attempt in 1 2 3 4 5; do
+        mon_port=$(free_port)
+        write_config "$dir" "$mon_port"
+        rm -rf "$dir/mon"
+        if start_monitor "$dir" "$mon_port"; then
+            break
+        fi
+        ((attempt < 5)) || die "the monitor did not start on five ports (see $dir/log/setup.log)"
+        echo "ceph-cluster.sh: the monitor did not start on port $mon_port; trying another" >&2
+    done
     start_osd "$dir"
     create_user "$dir"
     local ports=()
