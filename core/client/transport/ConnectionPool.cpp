@@ -15,7 +15,13 @@ ConnectionPool::ConnectionPool(QObject *parent)
 
 ConnectionPool::~ConnectionPool()
 {
-    // Calls still running never finish (as with Qt's manager gone); their connections go.
+    // Calls still running never finish (as with Qt's manager gone); their connections go. Calls
+    // their senders left behind (gone before their answer) go too, telling the pool nothing.
+    const QList<DirectCall *> calls = findChildren<DirectCall *>(QString(), Qt::FindDirectChildrenOnly);
+    for (DirectCall *call : calls) {
+        call->detachFromPool();
+        delete call;
+    }
     for (DirectConnection *connection : std::as_const(m_connections)) {
         connection->disconnect(this);
         delete connection;

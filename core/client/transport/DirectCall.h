@@ -20,6 +20,8 @@ public:
     ~DirectCall() override;
 
     void abort() override;
+    // The pool is going: this call is deleted with it and must not call back.
+    void detachFromPool() { m_pool = nullptr; }
     const WireReply &reply() const override { return m_reply; }
 
     const Endpoint &endpoint() const { return m_endpoint; }

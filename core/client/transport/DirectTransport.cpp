@@ -66,6 +66,8 @@ WireCall *DirectTransport::send(const EndpointLease &lease, const WireRequest &w
     }
     auto *call = new DirectCall(*m_pool, m_endpoints.at(lease.endpoint), originOf(wire.url, lease.endpoint),
                                 wire.url, request);
+    // The pool owns what its sender has not deleted yet (a health check may go first).
+    call->setParent(m_pool.get());
     m_pool->enqueue(call);
     return call;
 }
