@@ -38,14 +38,13 @@ void BandwidthProbe::measureRtt(int remaining)
 {
     // Sequential health checks on one kept-alive connection: the first pays for the connect,
     // the best of the others is the round trip.
-    auto *timer = new QElapsedTimer;
-    timer->start();
+    QElapsedTimer timer; // a copy goes with the handler, so nothing is left behind if the probe goes first
+    timer.start();
     const Endpoint &endpoint = m_endpoints.at(m_rttEndpoint);
     QNetworkReply *reply = m_managers.first()->get(
         ReceiverApi::request(endpoint, ReceiverApi::healthRoute(), m_options.timeoutMs));
     connect(reply, &QNetworkReply::finished, this, [this, reply, timer, remaining, endpoint] {
-        const double ms = double(timer->nsecsElapsed()) / 1e6;
-        delete timer;
+        const double ms = double(timer.nsecsElapsed()) / 1e6;
         const ApiReply answer = ReceiverApi::read(reply);
         if (answer.error && !answer.error->isTlsFailure() && m_rttEndpoint + 1 < m_endpoints.size()) {
             // One endpoint gone (a receiver restarting) is no reason to give up: the next one.
