@@ -23,6 +23,7 @@ struct LinkModel {
     bool slowStart = false;  // real TCP: a new connection doubles its rate each round trip from 10 segments
     int workLimit = 1 << 30; // requests that can be in flight at most (the work left)
     int cap = 1 << 30;       // connections the receivers allow
+    qint64 startDelayMs = 0; // nothing moves before this: the upload's own start (a create, the first chunks)
 
     struct Run {
         qint64 firstTo90Ms = -1; // from the start, the first 500 ms window at 90 % of the uplink
@@ -65,6 +66,8 @@ struct LinkModel {
                 offeredRate +=
                     slowStart ? std::min(perConnection, start * std::exp2(age / rttMs)) : perConnection;
             }
+            if (t < startDelayMs)
+                offeredRate = 0;
             bytes += std::min(offeredRate, uplink) / 100;
             busy += std::min(level, workLimit) * 10;
             history.append(bytes);
@@ -230,6 +233,23 @@ private Q_SLOTS:
         QVERIFY2(run.finalLevel <= 12, qPrintable(run.reason));
         QVERIFY2(run.maxLevel <= 24, qPrintable(QString::number(run.maxLevel)));
         QVERIFY(run.steadyMin >= 0.95 * 30e6);
+    }
+
+    void theUploadsOwnStartIsNotTakenForTheLevel()
+    {
+        // Across a long path the first bytes move a few round trips after the tuner starts (the
+        // create, then the chunks). A window over that time undersold the first level, the next
+        // step looked as if it paid in full, and on a link 3 connections fill the search went to
+        // the ceiling (24 -> 96 -> 192, seen through linksim at 10.5 MB/s per connection, 26 MB/s,
+        // 97 ms; the test fails so without the fix).
+        LinkModel link{10.5e6, 26e6, 97};
+        link.startDelayMs = 400;
+        ConcurrencyTuner tuner(tunerFor(24, 192, 97));
+        const LinkModel::Run run = link.run(tuner, 15000);
+        // One trial step up (x4 at this round trip) is the search; a second is the mistake.
+        QVERIFY2(run.maxLevel <= 96, qPrintable(QStringLiteral("went up to %1").arg(run.maxLevel)));
+        QVERIFY2(run.finalLevel <= 24, qPrintable(run.reason));
+        QVERIFY(run.steadyMin >= 0.95 * 26e6);
     }
 
     void neverPassesTheCap()

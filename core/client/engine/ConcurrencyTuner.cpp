@@ -89,7 +89,10 @@ int ConcurrencyTuner::update(const Sample &sample)
         m_tcpRttMs = sample.minRttMs;
     if (sample.minRttMs > 0)
         m_floorRttMs = sample.minRttMs;
-    if (m_window.startMs < 0) {
+    if (m_window.startMs < 0 || (m_lastRate < 0 && sample.bytes == 0)) {
+        // The first window starts once bytes flow: before that the requests are still on their
+        // way (a create, the first chunks, a round trip or more), and a window over that time
+        // would undersell the first level, so the next step would look as if it paid in full.
         startWindow(sample);
         m_changedAtMs = sample.nowMs;
         return m_level;
@@ -131,9 +134,14 @@ int ConcurrencyTuner::update(const Sample &sample)
     // New connections on a real path climb out of slow start for several round trips: while the
     // rate at this level still rises window after window, it is not this level's rate yet (for
     // at most 8 round trips: a link that is simply fast must not wait for ever).
+    // The first level is held the same way on any path with a round trip: its first windows see
+    // the upload's own start (chunks reaching the connections one round trip after another).
     const bool realPath = m_tcpRttMs >= 10;
-    if (m_phase == Phase::Ramp && realPath && (m_warmingRate < 0 || rate > m_warmingRate * 1.1) &&
-        sample.nowMs - m_changedAtMs < settleMs() + qint64(8 * m_tcpRttMs)) {
+    const bool firstLevel = m_lastRate < 0 && m_rttMs >= 10;
+    const double warmRttMs = realPath ? m_tcpRttMs : m_rttMs;
+    if (m_phase == Phase::Ramp && (realPath || firstLevel) &&
+        (m_warmingRate < 0 || rate > m_warmingRate * 1.1) &&
+        sample.nowMs - m_changedAtMs < settleMs() + qint64(8 * warmRttMs)) {
         m_warmingRate = rate;
         return m_level;
     }
