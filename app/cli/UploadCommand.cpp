@@ -136,8 +136,9 @@ void UploadCommand::makeRun(const UploadPlan &plan)
     connect(&scheduler, &TransferScheduler::onlineChanged, this, [this](bool online) {
         m_console->printLine(
             online ? QStringLiteral("an endpoint answers again; continuing")
-                   : QStringLiteral("waiting for network: no endpoint answers; retrying on its own "
-                                    "(Ctrl-C pauses, 'multilane resume' continues later)"));
+                   : QStringLiteral("waiting for the receivers: no endpoint answers (the network or the "
+                                    "receivers are down); retrying on its own (Ctrl-C pauses, "
+                                    "'multilane resume' continues later)"));
         if (m_json)
             m_json->writeState(online ? QStringLiteral("online") : QStringLiteral("waitingForNetwork"));
     });

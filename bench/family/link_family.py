@@ -355,7 +355,10 @@ def write_outputs(out, seed, links, rows, clients):
     lines = [f"Seed {seed}.", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += [format_row(row, clients) for row in rows]
     failed = [r for r in rows if r["verdict"].startswith("FAIL")]
-    lines += ["", f"{len(rows) - len(failed)} of {len(rows)} rows meet their target."]
+    untargeted = [r for r in rows if r["verdict"] == "no target"]
+    targeted = len(rows) - len(untargeted)
+    lines += ["", f"{targeted - len(failed)} of {targeted} rows with a target meet it "
+                  f"({len(untargeted)} rows have none)."]
     path = os.path.join(out, f"link-family-{seed}.md")
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
