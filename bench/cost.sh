@@ -246,7 +246,8 @@ measure_mode() {
 
 # ---- instructions -----------------------------------------------------------------------------
 # callgrind_total OUT: the instructions of every thread in a callgrind output (user space only).
-callgrind_total() { awk '/^summary:/ {s += $2} END {print s + 0}' "$@"; }
+# As an integer: awk prints a large sum as 4.25e+09, which bc cannot read.
+callgrind_total() { awk '/^summary:/ {s += $2} END {printf "%.0f\n", s}' "$@"; }
 instructions() {
     local mib="${COST_CALLGRIND_MIB:-128}" files="${COST_CALLGRIND_FILES:-2000}"
     setup_mode shared
