@@ -238,10 +238,9 @@ private Q_SLOTS:
     void theUploadsOwnStartIsNotTakenForTheLevel()
     {
         // Across a long path the first bytes move a few round trips after the tuner starts (the
-        // create, then the chunks). A window over that time undersold the first level, the next
-        // step looked as if it paid in full, and on a link 3 connections fill the search went to
-        // the ceiling (24 -> 96 -> 192, seen through linksim at 10.5 MB/s per connection, 26 MB/s,
-        // 97 ms; the test fails so without the fix).
+        // create, then the chunks). A window over that time would undersell the first level, so
+        // the next step would look as if it paid in full and the search would run to the ceiling
+        // on a link that 3 connections fill.
         LinkModel link{10.5e6, 26e6, 97};
         link.startDelayMs = 400;
         ConcurrencyTuner tuner(tunerFor(24, 192, 97));

@@ -12,8 +12,8 @@
 # Missing packages are installed from Debian (root, or sudo). Settings and timings:
 # /work/shared/PLATFORM.md and docs/s3.md. CEPH_MEMSTORE_BYTES overrides the OSD's RAM store size.
 set -Eeuo pipefail
-# set -e ends the script at a failed command without a word: say which one (a start that failed
-# under ctest -j with nothing printed could not be told from a lost process).
+# set -e ends the script at a failed command without a word: say which one, so a start that
+# fails is told apart from one that was lost.
 trap 'echo "ceph-cluster.sh: line $LINENO: \"$BASH_COMMAND\" failed with exit code $?" >&2' ERR
 
 readonly PACKAGES=(ceph-mon ceph-osd radosgw ceph-common awscli)
