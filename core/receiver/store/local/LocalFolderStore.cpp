@@ -233,7 +233,7 @@ Result<ChunkOutcome> LocalFolderStore::writeChunk(const QByteArray &id, qint64 i
         return StorageError::fromErrno(
             errno, QStringLiteral("cannot open the data file of upload %1").arg(QString::fromLatin1(id)));
     ChunkHash hash;
-    PartWriter writer(part.get(), layout.offset(index), expectedLength);
+    PartWriter writer(part.get(), layout.offset(index), expectedLength, nullptr, &m_writeLocks.of(id));
     const auto copied =
         writer.copy(body, [&hash](const char *data, std::size_t n) { hash.addData(data, n); });
     if (const auto problem = copied.problem(expectedLength, what))

@@ -5,6 +5,7 @@
 #include "UploadFiles.h"
 #include "UploadStore.h"
 #include "UploadSweeper.h"
+#include "WriteLockStripes.h"
 
 #include <QString>
 #include <optional>
@@ -62,6 +63,7 @@ private:
     QByteArray m_uploads; // <root>/.multilane/uploads
     FilePlacer m_placer;
     PrefixHasher m_prefixes;
+    WriteLockStripes m_writeLocks; // chunk writers of one upload take turns
 };
 
 } // namespace multilane

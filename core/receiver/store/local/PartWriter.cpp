@@ -10,11 +10,12 @@
 
 namespace multilane {
 
-PartWriter::PartWriter(int fd, qint64 offset, qint64 maxLength, HashPipeline *pipeline)
+PartWriter::PartWriter(int fd, qint64 offset, qint64 maxLength, HashPipeline *pipeline, std::mutex *writeLock)
     : m_fd(fd)
     , m_offset(offset)
     , m_maxLength(maxLength)
     , m_pipeline(pipeline)
+    , m_writeLock(writeLock)
     , m_buffer(pipeline ? pipeline->nextBuffer() : std::unique_ptr<char[]>(new char[BufferSize]))
 {
     Q_ASSERT(!pipeline || pipeline->bufferSize() == BufferSize);
@@ -81,6 +82,9 @@ bool PartWriter::flush()
     const char *data = m_buffer.get();
     if (m_pipeline && m_buffered > 0) // hashed while we write it
         m_pipeline->submit(std::move(m_buffer), m_buffered);
+    std::unique_lock<std::mutex> locker;
+    if (m_writeLock)
+        locker = std::unique_lock<std::mutex>(*m_writeLock);
     std::size_t done = 0;
     while (done < m_buffered) {
         const ssize_t wrote = ::pwrite(m_fd, data + done, m_buffered - done, m_offset);

@@ -6,6 +6,7 @@
 #include <QtGlobal>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 namespace multilane {
@@ -36,7 +37,9 @@ public:
     using Observer = std::function<void(const char *data, std::size_t length)>;
 
     // With a pipeline, every filled buffer also goes to its hashing thread (and buffers come from it).
-    PartWriter(int fd, qint64 offset, qint64 maxLength, HashPipeline *pipeline = nullptr);
+    // With a write lock, each pwrite() holds it (see WriteLockStripes).
+    PartWriter(int fd, qint64 offset, qint64 maxLength, HashPipeline *pipeline = nullptr,
+               std::mutex *writeLock = nullptr);
     ~PartWriter();
     PartWriter(const PartWriter &) = delete;
     PartWriter &operator=(const PartWriter &) = delete;
@@ -51,6 +54,7 @@ private:
     qint64 m_offset;
     qint64 m_maxLength;
     HashPipeline *m_pipeline;
+    std::mutex *m_writeLock;
     std::unique_ptr<char[]> m_buffer;
     std::size_t m_buffered = 0;
     Result m_result;
