@@ -17,6 +17,18 @@ int JobQueue::add(const SourceFile &file, qint64 chunkSize)
     return id;
 }
 
+void JobQueue::reserve(qsizetype more)
+{
+    const std::size_t needed = m_jobs.size() + std::size_t(std::max<qsizetype>(more, 0));
+    if (needed <= m_jobs.capacity())
+        return;
+    // Batches added one after another still grow geometrically.
+    const std::size_t room = std::max(needed, m_jobs.capacity() + m_jobs.capacity() / 2);
+    m_jobs.reserve(room);
+    m_batchOf.reserve(room);
+    m_order.reserve(room);
+}
+
 void JobQueue::orderNewFiles()
 {
     ++m_batch;

@@ -21,6 +21,9 @@ public:
     explicit JobQueue(bool filesInOrder);
 
     int add(const SourceFile &file, qint64 chunkSize); // returns the job's id
+    // Room for `more` jobs: a batch of a million files gets exactly its size, not the next power
+    // of two with the old copy alongside while it grows.
+    void reserve(qsizetype more);
     // Puts the files not started yet (new ones among them) in start order; the files added
     // before it are one batch, those added after it the next.
     void orderNewFiles();

@@ -39,31 +39,55 @@ TransferJob::TransferJob(int id, const SourceFile &source, qint64 chunkSize)
     , m_planner(source.size, chunkSize)
 {}
 
+TransferJob::~TransferJob() = default;
+TransferJob::TransferJob(TransferJob &&) noexcept = default;
+TransferJob &TransferJob::operator=(TransferJob &&) noexcept = default;
+
+TransferJob::ChunkBook &TransferJob::chunks()
+{
+    if (!m_chunks)
+        m_chunks = std::make_unique<ChunkBook>();
+    return *m_chunks;
+}
+
+const QList<QByteArray> &TransferJob::receipts() const
+{
+    static const QList<QByteArray> none;
+    return m_chunks ? m_chunks->receipts : none;
+}
+
+const QList<QByteArray> &TransferJob::sourceChunkChecksums() const
+{
+    static const QList<QByteArray> none;
+    return m_chunks ? m_chunks->sourceChecksums : none;
+}
+
 void TransferJob::attachUpload(const QString &uploadId, qint64 chunkSize, const QList<HeldChunk> &held)
 {
-    m_heldToVerify.clear();
+    ChunkBook &book = chunks();
+    book.heldToVerify.clear();
     m_uploadId = uploadId;
     m_planner = ChunkPlanner(m_source.size, chunkSize);
-    m_pending.clear();
-    m_ready.clear();
-    m_acked = QList<bool>(m_planner.chunkCount(), false);
-    m_receipts = QList<QByteArray>(m_planner.chunkCount());
+    book.pending.clear();
+    book.ready.clear();
+    book.acked = QList<bool>(m_planner.chunkCount(), false);
+    book.receipts = QList<QByteArray>(m_planner.chunkCount());
     m_acknowledged = 0;
     m_acknowledgedBytes = 0;
     for (const HeldChunk &chunk : held) {
         const int index = chunk.index;
-        if (index < 0 || index >= m_planner.chunkCount() || m_acked.at(index))
+        if (index < 0 || index >= m_planner.chunkCount() || book.acked.at(index))
             continue;
-        m_acked[index] = true;
-        m_receipts[index] = chunk.receipt;
+        book.acked[index] = true;
+        book.receipts[index] = chunk.receipt;
         ++m_acknowledged;
         m_acknowledgedBytes += m_planner.chunk(index).length;
         if (!chunk.receipt.isEmpty())
-            m_heldToVerify.insert(index, chunk.receipt);
+            book.heldToVerify.insert(index, chunk.receipt);
     }
     for (int index = 0; index < m_planner.chunkCount(); ++index) {
-        if (!m_acked.at(index))
-            m_pending.append(index);
+        if (!book.acked.at(index))
+            book.pending.append(index);
     }
 }
 
@@ -76,33 +100,34 @@ bool TransferJob::isReadyToCreate() const
 
 void TransferJob::setSourceChunkChecksums(qint64 chunkSize, const QList<QByteArray> &checksums)
 {
-    m_sourceChunkHashSize = chunkSize;
-    m_sourceChunkChecksums = checksums;
+    chunks().sourceHashSize = chunkSize;
+    chunks().sourceChecksums = checksums;
 }
 
 QList<int> TransferJob::checkHeldChunks()
 {
-    Q_ASSERT(m_sourceChunkHashSize == m_planner.chunkSize());
+    ChunkBook &book = chunks();
+    Q_ASSERT(book.sourceHashSize == m_planner.chunkSize());
     QList<int> differing;
-    for (auto it = m_heldToVerify.cbegin(); it != m_heldToVerify.cend(); ++it) {
+    for (auto it = book.heldToVerify.cbegin(); it != book.heldToVerify.cend(); ++it) {
         const int index = it.key();
-        if (index >= m_sourceChunkChecksums.size() || m_sourceChunkChecksums.at(index) != it.value())
+        if (index >= book.sourceChecksums.size() || book.sourceChecksums.at(index) != it.value())
             differing.append(index);
     }
-    m_heldToVerify.clear();
+    book.heldToVerify.clear();
     std::sort(differing.begin(), differing.end());
     return differing;
 }
 
 void TransferJob::unacknowledge(int index)
 {
-    if (index < 0 || index >= m_acked.size() || !m_acked.at(index))
+    if (!m_chunks || index < 0 || index >= m_chunks->acked.size() || !m_chunks->acked.at(index))
         return;
-    m_acked[index] = false;
-    m_receipts[index].clear();
+    m_chunks->acked[index] = false;
+    m_chunks->receipts[index].clear();
     --m_acknowledged;
     m_acknowledgedBytes -= m_planner.chunk(index).length;
-    m_pending.append(index);
+    m_chunks->pending.append(index);
 }
 
 void TransferJob::resetForRetry()
@@ -112,26 +137,26 @@ void TransferJob::resetForRetry()
 
 int TransferJob::takePendingChunk()
 {
-    return m_pending.takeFirst();
+    return chunks().pending.takeFirst();
 }
 
 void TransferJob::returnToPending(int index)
 {
-    if (!m_acked.value(index, true) && !m_pending.contains(index))
-        m_pending.prepend(index);
+    if (m_chunks && !m_chunks->acked.value(index, true) && !m_chunks->pending.contains(index))
+        m_chunks->pending.prepend(index);
 }
 
 ReadyChunk TransferJob::takeReadyChunk()
 {
-    return m_ready.takeFirst();
+    return chunks().ready.takeFirst();
 }
 
 void TransferJob::acknowledge(int index, const QByteArray &receipt)
 {
-    if (index < 0 || index >= m_acked.size() || m_acked.at(index))
+    if (!m_chunks || index < 0 || index >= m_chunks->acked.size() || m_chunks->acked.at(index))
         return;
-    m_acked[index] = true;
-    m_receipts[index] = receipt;
+    m_chunks->acked[index] = true;
+    m_chunks->receipts[index] = receipt;
     ++m_acknowledged;
     m_acknowledgedBytes += m_planner.chunk(index).length;
 }

@@ -8,6 +8,7 @@
 #include <QHash>
 #include <QList>
 #include <QString>
+#include <memory>
 
 namespace multilane {
 
@@ -44,6 +45,9 @@ struct ReadyChunk {
 class TransferJob {
 public:
     TransferJob(int id, const SourceFile &source, qint64 chunkSize);
+    ~TransferJob();
+    TransferJob(TransferJob &&) noexcept;
+    TransferJob &operator=(TransferJob &&) noexcept;
 
     int id() const { return m_id; }
     const SourceFile &source() const { return m_source; }
@@ -61,26 +65,26 @@ public:
     void setRequestedChunkSize(qint64 chunkSize) { m_planner = ChunkPlanner(m_source.size, chunkSize); }
 
     // Chunk flow: pending -> hashing -> ready -> in flight -> acknowledged (or back to pending).
-    bool hasPendingChunk() const { return !m_pending.isEmpty(); }
+    bool hasPendingChunk() const { return m_chunks && !m_chunks->pending.isEmpty(); }
     int takePendingChunk();
     void returnToPending(int index);
-    void addReady(const ReadyChunk &chunk) { m_ready.append(chunk); }
-    bool hasReadyChunk() const { return !m_ready.isEmpty(); }
+    void addReady(const ReadyChunk &chunk) { chunks().ready.append(chunk); }
+    bool hasReadyChunk() const { return m_chunks && !m_chunks->ready.isEmpty(); }
     ReadyChunk takeReadyChunk();
-    int readyCount() const { return int(m_ready.size()); }
+    int readyCount() const { return m_chunks ? int(m_chunks->ready.size()) : 0; }
     void acknowledge(int index, const QByteArray &receipt);
     // Every chunk's receipt by index (empty where none is acknowledged), for complete.
-    const QList<QByteArray> &receipts() const { return m_receipts; }
+    const QList<QByteArray> &receipts() const;
     int acknowledgedChunks() const { return m_acknowledged; }
     bool allChunksAcknowledged() const { return m_acknowledged == m_planner.chunkCount(); }
-    int bumpChunkAttempts(int index) { return ++m_chunkAttempts[index]; }
+    int bumpChunkAttempts(int index) { return ++chunks().attempts[index]; }
 
     // Held chunks not yet compared with the source (complete must wait for the comparison).
-    bool hasUnverifiedHeldChunks() const { return !m_heldToVerify.isEmpty(); }
+    bool hasUnverifiedHeldChunks() const { return m_chunks && !m_chunks->heldToVerify.isEmpty(); }
     // The checksum of every chunk of the source as read by the whole-file pass, for chunks this size.
     void setSourceChunkChecksums(qint64 chunkSize, const QList<QByteArray> &checksums);
-    const QList<QByteArray> &sourceChunkChecksums() const { return m_sourceChunkChecksums; }
-    qint64 sourceChunkHashSize() const { return m_sourceChunkHashSize; }
+    const QList<QByteArray> &sourceChunkChecksums() const;
+    qint64 sourceChunkHashSize() const { return m_chunks ? m_chunks->sourceHashSize : 0; }
     // Compares the unverified held chunks with the source's chunk checksums (which must be for the
     // planner's chunk size) and returns the indexes that differ; afterwards nothing is unverified.
     QList<int> checkHeldChunks();
@@ -100,6 +104,8 @@ public:
         if (!m_endpointsUsed.contains(endpoint))
             m_endpointsUsed.append(endpoint);
     }
+    // A file that arrived needs its chunk bookkeeping no more (a batch keeps every job to its end).
+    void dropChunkBook() { m_chunks.reset(); }
     // Back to the start for retry(): nothing attached, nothing acknowledged, no error.
     void resetForRetry();
 
@@ -137,14 +143,20 @@ private:
     ChunkPlanner m_planner;
     TransferState m_state = TransferState::Queued;
     QString m_uploadId;
-    QList<int> m_pending;
-    QList<ReadyChunk> m_ready;
-    QList<bool> m_acked;
-    QHash<int, int> m_chunkAttempts;
-    QHash<int, QByteArray> m_heldToVerify; // index -> the server's receipt
-    QList<QByteArray> m_sourceChunkChecksums;
-    QList<QByteArray> m_receipts;
-    qint64 m_sourceChunkHashSize = 0;
+    // The per-chunk bookkeeping, made when first needed: most files of a big batch are small and go
+    // in one request, and a job is kept for every file of the batch from the start.
+    struct ChunkBook {
+        QList<int> pending;
+        QList<ReadyChunk> ready;
+        QList<bool> acked;
+        QHash<int, int> attempts;
+        QHash<int, QByteArray> heldToVerify; // index -> the server's receipt
+        QList<QByteArray> sourceChecksums;
+        qint64 sourceHashSize = 0;
+        QList<QByteArray> receipts;
+    };
+    ChunkBook &chunks();
+    std::unique_ptr<ChunkBook> m_chunks;
     int m_acknowledged = 0;
     qint64 m_acknowledgedBytes = 0;
     qint64 m_bytesInFlight = 0;

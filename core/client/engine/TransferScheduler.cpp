@@ -79,6 +79,7 @@ TransferScheduler::~TransferScheduler()
 
 void TransferScheduler::addFiles(const QList<SourceFile> &files, const QList<KnownUpload> &known)
 {
+    m_jobs.reserve(files.size());
     for (qsizetype i = 0; i < files.size(); ++i) {
         const int id = m_jobs.add(files.at(i), chunkSizeFor(files.at(i)));
         if (i < known.size() && !known.at(i).uploadId.isEmpty() &&
@@ -555,6 +556,8 @@ void TransferScheduler::finishJob(TransferJob &job, TransferState state, const Q
         m_bytesAcknowledged += job.source().size - job.acknowledgedBytes();
         job.markAllAcknowledged();
     }
+    if (state == TransferState::Done || state == TransferState::Skipped)
+        job.dropChunkBook();
     job.setState(state);
     job.setError(error);
     job.setResumable(state == TransferState::Failed && resumable);

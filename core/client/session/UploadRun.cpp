@@ -98,10 +98,10 @@ int UploadRun::addNewFiles(const QList<SourceFile> &files, bool held)
         batch.destination = m_plan.destination;
         batch.s3 = m_plan.s3;
         const QString batchId = m_journal->addBatch(batch);
-        for (qsizetype i = 0; i < files.size(); ++i) {
-            m_journalKeys.insert(first + int(i), *m_journal->addFile(batchId, files.at(i)));
-            m_batchIds.insert(first + int(i), batchId);
-        }
+        m_journalKeys.reserve(first + files.size());
+        m_batchIds.reserve(first + files.size());
+        for (qsizetype i = 0; i < files.size(); ++i)
+            setJournalEntry(first + int(i), *m_journal->addFile(batchId, files.at(i)), batchId);
     }
     m_scheduler->addFiles(files);
     if (held) {
@@ -116,15 +116,26 @@ int UploadRun::addResumedFiles(const QString &batchId, const QList<JournalFile> 
     const int first = m_scheduler->jobCount();
     QList<SourceFile> sources;
     QList<KnownUpload> known;
+    sources.reserve(files.size());
+    known.reserve(files.size());
     for (qsizetype i = 0; i < files.size(); ++i) {
         const JournalFile &file = files.at(i);
         sources.append(file.source);
         known.append({file.uploadId, file.chunkSize, file.receipts});
-        m_journalKeys.insert(first + int(i), file.key);
-        m_batchIds.insert(first + int(i), batchId);
+        setJournalEntry(first + int(i), file.key, batchId);
     }
     m_scheduler->addFiles(sources, known);
     return first;
+}
+
+void UploadRun::setJournalEntry(int job, const QString &key, const QString &batchId)
+{
+    if (m_journalKeys.size() <= job) {
+        m_journalKeys.resize(job + 1);
+        m_batchIds.resize(job + 1);
+    }
+    m_journalKeys[job] = key;
+    m_batchIds[job] = batchId;
 }
 
 void UploadRun::start()
@@ -282,20 +293,21 @@ void UploadRun::attachJournal()
     if (!m_journal)
         return;
     connect(m_scheduler.get(), &TransferScheduler::uploadAttached, this, [this](int id) {
-        if (!m_journalKeys.contains(id))
+        const QString key = m_journalKeys.value(id);
+        if (key.isEmpty())
             return;
         const TransferJob &job = m_scheduler->job(id);
-        m_journal->setUpload(m_journalKeys.value(id), job.uploadId(), job.planner().chunkSize());
+        m_journal->setUpload(key, job.uploadId(), job.planner().chunkSize());
     });
     connect(m_scheduler.get(), &TransferScheduler::chunkAcknowledged, this, [this](int id, int chunk) {
-        if (m_journalKeys.contains(id))
-            m_journal->acknowledgeChunk(m_journalKeys.value(id), chunk,
-                                        m_scheduler->job(id).receipts().value(chunk));
+        if (const QString key = m_journalKeys.value(id); !key.isEmpty())
+            m_journal->acknowledgeChunk(key, chunk, m_scheduler->job(id).receipts().value(chunk));
     });
     connect(m_scheduler.get(), &TransferScheduler::fileFinished, this, [this](int id) {
         // A file that failed for reasons waiting can fix stays, for a later resume.
-        if (m_journalKeys.contains(id) && !m_scheduler->job(id).isResumable())
-            m_journal->endFile(m_journalKeys.value(id));
+        if (const QString key = m_journalKeys.value(id);
+            !key.isEmpty() && !m_scheduler->job(id).isResumable())
+            m_journal->endFile(key);
     });
     connect(m_scheduler.get(), &TransferScheduler::finished, this, [this] { m_journal->flush(); });
     connect(m_scheduler.get(), &TransferScheduler::progressChanged, this, &UploadRun::rememberSettledLink);
@@ -303,8 +315,8 @@ void UploadRun::attachJournal()
 
 void UploadRun::retry(int job)
 {
-    if (m_journal && m_batchIds.contains(job))
-        m_journalKeys.insert(job, *m_journal->addFile(m_batchIds.value(job), m_scheduler->job(job).source()));
+    if (const QString batchId = m_batchIds.value(job); m_journal && !batchId.isEmpty())
+        setJournalEntry(job, *m_journal->addFile(batchId, m_scheduler->job(job).source()), batchId);
     m_scheduler->retryJob(job);
 }
 
@@ -312,8 +324,8 @@ void UploadRun::forget(int job)
 {
     if (!isTerminal(m_scheduler->job(job).state()))
         m_scheduler->cancelJob(job);
-    if (m_journal && m_journalKeys.contains(job))
-        m_journal->endFile(m_journalKeys.value(job));
+    if (const QString key = m_journalKeys.value(job); m_journal && !key.isEmpty())
+        m_journal->endFile(key);
 }
 
 void UploadRun::pauseAndFlush()

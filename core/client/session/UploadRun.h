@@ -94,8 +94,11 @@ private:
     std::unique_ptr<HealthCheck> m_health;
     std::unique_ptr<NetworkManagers> m_probeManagers;
     std::unique_ptr<LinkRemeasurer> m_remeasurer;
-    QHash<int, QString> m_journalKeys; // job -> journal key
-    QHash<int, QString> m_batchIds;    // job -> journal batch
+    // By job id, empty for a job the journal does not keep: lists, not hashes, since a batch
+    // may hold a million files and every id up to the last is used.
+    QList<QString> m_journalKeys;
+    QList<QString> m_batchIds;
+    void setJournalEntry(int job, const QString &key, const QString &batchId);
     bool m_started = false;
     bool m_transferStarted = false;
     QString m_network;       // NetworkIdentity of the endpoints, from the endpoint check on
