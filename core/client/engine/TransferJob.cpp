@@ -50,6 +50,54 @@ TransferJob::ChunkBook &TransferJob::chunks()
     return *m_chunks;
 }
 
+static const QString noString;
+
+const QString &TransferJob::uploadId() const
+{
+    return m_chunks ? m_chunks->uploadId : noString;
+}
+
+const QString &TransferJob::error() const
+{
+    return m_chunks ? m_chunks->error : noString;
+}
+
+void TransferJob::setError(const QString &error)
+{
+    if (m_chunks || !error.isEmpty())
+        chunks().error = error;
+}
+
+void TransferJob::setRemotePath(const QString &path)
+{
+    // Shared with the source's when the same (as it mostly is): no second copy per file.
+    m_remotePath = path == m_source.destinationPath ? m_source.destinationPath : path;
+}
+
+const KnownUpload &TransferJob::known() const
+{
+    static const KnownUpload none;
+    return m_chunks ? m_chunks->known : none;
+}
+
+void TransferJob::setKnown(const KnownUpload &known)
+{
+    if (m_chunks || !known.uploadId.isEmpty())
+        chunks().known = known;
+}
+
+const QByteArray &TransferJob::existingSha256() const
+{
+    static const QByteArray none;
+    return m_chunks ? m_chunks->existingSha256 : none;
+}
+
+void TransferJob::setExistingSha256(const QByteArray &sha256)
+{
+    if (m_chunks || !sha256.isEmpty())
+        chunks().existingSha256 = sha256;
+}
+
 const QList<QByteArray> &TransferJob::receipts() const
 {
     static const QList<QByteArray> none;
@@ -66,7 +114,7 @@ void TransferJob::attachUpload(const QString &uploadId, qint64 chunkSize, const 
 {
     ChunkBook &book = chunks();
     book.heldToVerify.clear();
-    m_uploadId = uploadId;
+    book.uploadId = uploadId;
     m_planner = ChunkPlanner(m_source.size, chunkSize);
     book.pending.clear();
     book.ready.clear();
@@ -94,7 +142,7 @@ void TransferJob::attachUpload(const QString &uploadId, qint64 chunkSize, const 
 bool TransferJob::isReadyToCreate() const
 {
     // A resumed upload is asked about first; it was created with its metadata long ago.
-    const bool waitsForHash = sha256BeforeCreate && known.uploadId.isEmpty() && m_sha256.isEmpty();
+    const bool waitsForHash = sha256BeforeCreate && known().uploadId.isEmpty() && m_sha256.isEmpty();
     return m_state == TransferState::Preparing && needsCreate && !requestInFlight && !waitsForHash;
 }
 

@@ -56,7 +56,7 @@ public:
     void setState(TransferState state) { m_state = state; }
 
     // Receiver-side upload (chunked files only).
-    const QString &uploadId() const { return m_uploadId; }
+    const QString &uploadId() const;
     // Adopts the server's view: its chunk size and what it holds. Held chunks with a receipt
     // count as acknowledged but stay unverified until checkHeldChunks() has compared them with
     // the source as it is now (one without a receipt, from an older receiver, cannot be checked).
@@ -115,9 +115,9 @@ public:
 
     // Result.
     const QString &remotePath() const { return m_remotePath; }
-    void setRemotePath(const QString &path) { m_remotePath = path; }
-    const QString &error() const { return m_error; }
-    void setError(const QString &error) { m_error = error; }
+    void setRemotePath(const QString &path);
+    const QString &error() const;
+    void setError(const QString &error);
     // Failed, but `multilane resume` may well finish it later (network, receiver trouble).
     bool isResumable() const { return m_resumable; }
     void setResumable(bool resumable) { m_resumable = resumable; }
@@ -131,21 +131,29 @@ public:
     // Find-or-create waits for the file's SHA-256 (S3 keeps it as metadata fixed at create).
     bool sha256BeforeCreate = false;
     bool isReadyToCreate() const;
-    KnownUpload known;            // from the journal: asked about before anything is created
+    // From the journal: asked about before anything is created.
+    const KnownUpload &known() const;
+    void setKnown(const KnownUpload &known);
+    // The identical-file check against what the receiver already holds.
+    const QByteArray &existingSha256() const;
+    void setExistingSha256(const QByteArray &sha256);
     bool requestInFlight = false; // create / complete / single PUT / abort
     bool waitingForHashToCompare = false;
     bool rehashingForHeldChunks = false; // the receiver kept another chunk size: hashing again
-    QByteArray existingSha256;           // identical-file check against what the receiver already holds
 
 private:
     int m_id;
     SourceFile m_source;
     ChunkPlanner m_planner;
     TransferState m_state = TransferState::Queued;
-    QString m_uploadId;
-    // The per-chunk bookkeeping, made when first needed: most files of a big batch are small and go
-    // in one request, and a job is kept for every file of the batch from the start.
+    // What a job needs while it is under way, made when first needed and dropped when the file
+    // arrived: most files of a big batch are small and go in one request, and a job is kept for
+    // every file of the batch from the start to the end.
     struct ChunkBook {
+        QString uploadId;
+        QString error;
+        KnownUpload known;
+        QByteArray existingSha256;
         QList<int> pending;
         QList<ReadyChunk> ready;
         QList<bool> acked;
@@ -163,7 +171,6 @@ private:
     QList<int> m_endpointsUsed;
     QByteArray m_sha256;
     QString m_remotePath;
-    QString m_error;
     int m_attempts = 0;
     bool m_resumable = false;
 };

@@ -85,9 +85,9 @@ void TransferScheduler::addFiles(const QList<SourceFile> &files, const QList<Kno
         if (i < known.size() && !known.at(i).uploadId.isEmpty() &&
             m_services.protocol->capabilities().resumesByQuery) {
             TransferJob &job = m_jobs.job(id);
-            job.known = known.at(i);
-            if (job.known.chunkSize > 0)
-                job.setRequestedChunkSize(job.known.chunkSize); // the parts already sent have this size
+            job.setKnown(known.at(i));
+            if (job.known().chunkSize > 0)
+                job.setRequestedChunkSize(job.known().chunkSize); // the parts already sent have this size
         }
     }
     m_jobs.orderNewFiles();
@@ -244,7 +244,7 @@ void TransferScheduler::openQueuedJobs()
     const int maxOpen = std::max(4, m_options.connections * 2);
     m_jobs.openUpTo(maxOpen, [this](TransferJob &job) {
         // The chunk size is chosen as the file starts, with what the tuner knows by then.
-        if (job.known.uploadId.isEmpty())
+        if (job.known().uploadId.isEmpty())
             job.setRequestedChunkSize(chunkSizeFor(job.source()));
         job.setState(TransferState::Preparing);
         job.needsCreate = !job.planner().isSingleRequest();
@@ -351,7 +351,7 @@ bool TransferScheduler::dispatchNext(const EndpointLease &lease)
     }
     if (TransferJob *job = m_jobs.next([](const TransferJob &j) {
             return j.state() == TransferState::Uploading && !j.requestInFlight && j.waitingForHashToCompare &&
-                   !j.sha256().isEmpty() && j.sha256() == j.existingSha256;
+                   !j.sha256().isEmpty() && j.sha256() == j.existingSha256();
         })) {
         // An identical file is already there: the upload is not needed.
         job->requestInFlight = true;
@@ -397,10 +397,10 @@ bool TransferScheduler::dispatchCreate(const EndpointLease &lease)
     if (!job)
         return false;
     job->requestInFlight = true;
-    if (!job->known.uploadId.isEmpty()) {
+    if (!job->known().uploadId.isEmpty()) {
         // Known from an earlier run: what does the server hold of it?
         UploadContext context = contextFor(*job, lease);
-        context.uploadId = job->known.uploadId;
+        context.uploadId = job->known().uploadId;
         send({RequestKind::Query, job->id(), -1, {}, {}, lease, m_services.protocol->resumeQuery(context)});
         return true;
     }

@@ -123,13 +123,13 @@ void TransferScheduler::handleAnswer(TransferJob &job, InFlight &request, const 
         const bool query = request.kind == RequestKind::Query;
         UploadContext asked = context;
         if (query)
-            asked.uploadId = job.known.uploadId;
+            asked.uploadId = job.known().uploadId;
         const Step<AttachOutcome> step = query ? protocol.readResumeQuery(asked, request.exchange, reply)
                                                : protocol.readFindOrCreate(asked, request.exchange, reply);
         const ProtocolFailure *failure = settle(step);
         if (failure && query && failure->kind == FailureKind::Recreate && !isTerminal(job.state())) {
             // The server no longer has it (aborted, expired, completed): start a new one.
-            job.known = {};
+            job.setKnown({});
             job.requestInFlight = false;
         } else if (failure)
             fail(*failure);
@@ -181,12 +181,12 @@ void TransferScheduler::onCreateAnswer(TransferJob &job, const AttachOutcome &ou
                      held);
     m_bytesAcknowledged += job.acknowledgedBytes();
     job.needsCreate = false;
-    job.known = {};
+    job.setKnown({});
     Q_EMIT uploadAttached(job.id());
-    job.existingSha256 = outcome.existingSha256;
+    job.setExistingSha256(outcome.existingSha256);
     // Same size as a file already there: hold the chunks until our hash says whether it is ours.
     job.waitingForHashToCompare =
-        !job.existingSha256.isEmpty() && (job.sha256().isEmpty() || job.sha256() == job.existingSha256);
+        !job.existingSha256().isEmpty() && (job.sha256().isEmpty() || job.sha256() == job.existingSha256());
     job.setState(TransferState::Uploading);
     checkHeldChunks(job);
 }
@@ -355,7 +355,7 @@ void TransferScheduler::onFileHashed(int jobId, const std::optional<FileDigest> 
     job.setSha256(digest->sha256Hex);
     job.setSourceChunkChecksums(digest->chunkSize, digest->chunkChecksums);
     job.rehashingForHeldChunks = false;
-    if (job.waitingForHashToCompare && digest->sha256Hex != job.existingSha256)
+    if (job.waitingForHashToCompare && digest->sha256Hex != job.existingSha256())
         job.waitingForHashToCompare = false; // a different file of the same size: send ours
     checkHeldChunks(job);
     pump();
