@@ -74,6 +74,27 @@ void TransferJob::setRemotePath(const QString &path)
     m_remotePath = path == m_source.destinationPath ? m_source.destinationPath : path;
 }
 
+const QByteArray &TransferJob::sha256() const
+{
+    static const QByteArray none;
+    return m_chunks ? m_chunks->sha256 : none;
+}
+
+QList<int> TransferJob::endpointsUsed() const
+{
+    if (m_firstEndpoint < 0)
+        return {};
+    return QList<int>{m_firstEndpoint} + m_laterEndpoints;
+}
+
+void TransferJob::noteEndpointUsed(int endpoint)
+{
+    if (m_firstEndpoint < 0)
+        m_firstEndpoint = endpoint;
+    else if (endpoint != m_firstEndpoint && !m_laterEndpoints.contains(endpoint))
+        m_laterEndpoints.append(endpoint);
+}
+
 const KnownUpload &TransferJob::known() const
 {
     static const KnownUpload none;
@@ -142,7 +163,7 @@ void TransferJob::attachUpload(const QString &uploadId, qint64 chunkSize, const 
 bool TransferJob::isReadyToCreate() const
 {
     // A resumed upload is asked about first; it was created with its metadata long ago.
-    const bool waitsForHash = sha256BeforeCreate && known().uploadId.isEmpty() && m_sha256.isEmpty();
+    const bool waitsForHash = sha256BeforeCreate && known().uploadId.isEmpty() && sha256().isEmpty();
     return m_state == TransferState::Preparing && needsCreate && !requestInFlight && !waitsForHash;
 }
 

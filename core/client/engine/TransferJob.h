@@ -98,20 +98,17 @@ public:
     void markAllAcknowledged() { m_acknowledgedBytes = m_source.size; }
     // The endpoints (pool indexes) that requests carrying this file's bytes went to, in order of
     // first use: what a front end names for it.
-    const QList<int> &endpointsUsed() const { return m_endpointsUsed; }
-    void noteEndpointUsed(int endpoint)
-    {
-        if (!m_endpointsUsed.contains(endpoint))
-            m_endpointsUsed.append(endpoint);
-    }
+    QList<int> endpointsUsed() const;
+    void noteEndpointUsed(int endpoint);
     // A file that arrived needs its chunk bookkeeping no more (a batch keeps every job to its end).
     void dropChunkBook() { m_chunks.reset(); }
     // Back to the start for retry(): nothing attached, nothing acknowledged, no error.
     void resetForRetry();
 
     // Whole-file SHA-256, computed in the background.
-    const QByteArray &sha256() const { return m_sha256; }
-    void setSha256(const QByteArray &hex) { m_sha256 = hex; }
+    // Kept until the file arrived (fileFinished's listeners still read it).
+    const QByteArray &sha256() const;
+    void setSha256(const QByteArray &hex) { chunks().sha256 = hex; }
 
     // Result.
     const QString &remotePath() const { return m_remotePath; }
@@ -154,6 +151,7 @@ private:
         QString error;
         KnownUpload known;
         QByteArray existingSha256;
+        QByteArray sha256;
         QList<int> pending;
         QList<ReadyChunk> ready;
         QList<bool> acked;
@@ -168,8 +166,8 @@ private:
     int m_acknowledged = 0;
     qint64 m_acknowledgedBytes = 0;
     qint64 m_bytesInFlight = 0;
-    QList<int> m_endpointsUsed;
-    QByteArray m_sha256;
+    int m_firstEndpoint = -1;    // most files go to one endpoint:
+    QList<int> m_laterEndpoints; // no list is allocated for them
     QString m_remotePath;
     int m_attempts = 0;
     bool m_resumable = false;

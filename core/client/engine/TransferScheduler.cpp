@@ -556,15 +556,17 @@ void TransferScheduler::finishJob(TransferJob &job, TransferState state, const Q
         m_bytesAcknowledged += job.source().size - job.acknowledgedBytes();
         job.markAllAcknowledged();
     }
-    if (state == TransferState::Done || state == TransferState::Skipped)
-        job.dropChunkBook();
     job.setState(state);
     job.setError(error);
     job.setResumable(state == TransferState::Failed && resumable);
     m_dirtyJobs.insert(job.id());
     job.requestInFlight = false;
-    m_jobs.close(job.id());
-    Q_EMIT fileFinished(job.id());
+    const int id = job.id();
+    m_jobs.close(id);
+    Q_EMIT fileFinished(id);
+    // After its listeners (the JSON line names the SHA-256), and by id: they may have added files.
+    if (state == TransferState::Done || state == TransferState::Skipped)
+        m_jobs.job(id).dropChunkBook();
 }
 
 bool TransferScheduler::sourceChanged(const TransferJob &job) const

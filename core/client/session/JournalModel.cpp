@@ -28,29 +28,82 @@ void JournalModel::addFile(const QString &batchId, const QString &key, const Sou
     addFile(file);
 }
 
+JournalModel::FileEntry::FileEntry(const FileEntry &other)
+    : batchId(other.batchId)
+    , source(other.source)
+    , order(other.order)
+    , upload(other.upload ? std::make_unique<UploadProgress>(*other.upload) : nullptr)
+{}
+
+JournalModel::FileEntry &JournalModel::FileEntry::operator=(const FileEntry &other)
+{
+    if (this != &other)
+        *this = FileEntry(other);
+    return *this;
+}
+
+JournalFile JournalModel::fileOf(const QString &key, const FileEntry &entry)
+{
+    JournalFile file;
+    file.batchId = entry.batchId;
+    file.key = key;
+    file.source = entry.source;
+    if (entry.upload) {
+        file.uploadId = entry.upload->uploadId;
+        file.chunkSize = entry.upload->chunkSize;
+        file.acknowledgedChunks = entry.upload->acknowledgedChunks;
+        file.receipts = entry.upload->receipts;
+    }
+    return file;
+}
+
+JournalModel::UploadProgress &JournalModel::progressOf(FileEntry &entry)
+{
+    if (!entry.upload)
+        entry.upload = std::make_unique<UploadProgress>();
+    return *entry.upload;
+}
+
 void JournalModel::addFile(const JournalFile &file)
 {
-    m_files.insert(file.key, {file, m_nextOrder++});
-    m_dirty = true;
-}
-
-void JournalModel::setUpload(JournalFile &file, const QString &uploadId, qint64 chunkSize)
-{
-    if (file.uploadId != uploadId || file.chunkSize != chunkSize) {
-        file.acknowledgedChunks.clear();
-        file.receipts.clear();
+    FileEntry entry;
+    entry.batchId = file.batchId;
+    entry.source = file.source;
+    entry.order = m_nextOrder++;
+    if (!file.uploadId.isEmpty() || file.chunkSize != 0 || !file.acknowledgedChunks.isEmpty()) {
+        entry.upload = std::make_unique<UploadProgress>(
+            UploadProgress{file.uploadId, file.chunkSize, file.acknowledgedChunks, file.receipts});
     }
-    file.uploadId = uploadId;
-    file.chunkSize = chunkSize;
+    m_files.insert(file.key, std::move(entry));
     m_dirty = true;
 }
 
-bool JournalModel::acknowledge(JournalFile &file, int chunk, const QByteArray &receipt)
+bool JournalModel::setUpload(const QString &key, const QString &uploadId, qint64 chunkSize)
 {
-    QList<int> &chunks = file.acknowledgedChunks;
+    const auto it = m_files.find(key);
+    if (it == m_files.end())
+        return false;
+    UploadProgress &upload = progressOf(*it);
+    if (upload.uploadId != uploadId || upload.chunkSize != chunkSize) {
+        upload.acknowledgedChunks.clear();
+        upload.receipts.clear();
+    }
+    upload.uploadId = uploadId;
+    upload.chunkSize = chunkSize;
+    m_dirty = true;
+    return true;
+}
+
+bool JournalModel::acknowledge(const QString &key, int chunk, const QByteArray &receipt)
+{
+    const auto it = m_files.find(key);
+    if (it == m_files.end())
+        return false;
+    UploadProgress &upload = progressOf(*it);
+    QList<int> &chunks = upload.acknowledgedChunks;
     m_dirty = true;
     if (!receipt.isEmpty())
-        file.receipts.insert(chunk, receipt);
+        upload.receipts.insert(chunk, receipt);
     if (chunks.isEmpty() || chunks.constLast() < chunk) {
         chunks.append(chunk);
         return true;
@@ -70,16 +123,12 @@ bool JournalModel::remove(const QString &key)
     return true;
 }
 
-JournalFile *JournalModel::find(const QString &key)
-{
-    const auto it = m_files.find(key);
-    return it == m_files.end() ? nullptr : &it->file;
-}
-
-const JournalFile *JournalModel::find(const QString &key) const
+std::optional<JournalFile> JournalModel::find(const QString &key) const
 {
     const auto it = m_files.constFind(key);
-    return it == m_files.cend() ? nullptr : &it->file;
+    if (it == m_files.cend())
+        return std::nullopt;
+    return fileOf(key, *it);
 }
 
 void JournalModel::addWarning(const QString &warning)
@@ -135,15 +184,13 @@ bool JournalModel::apply(const QJsonObject &record)
         return true;
     }
     // The records below may name a file that ended since; that is not damage.
-    JournalFile *file = find(key);
     if (type == QLatin1String("upload"))
-        return applyUpload(file, record);
+        return applyUpload(key, record);
     if (type == QLatin1String("ack")) {
         const qint64 chunk = record.value(QLatin1String("chunk")).toInteger(-1);
         if (chunk < 0 || chunk > INT_MAX)
             return false;
-        if (file)
-            acknowledge(*file, int(chunk), record.value(QLatin1String("r")).toString().toLatin1());
+        acknowledge(key, int(chunk), record.value(QLatin1String("r")).toString().toLatin1());
         return true;
     }
     if (type == QLatin1String("end")) {
@@ -153,12 +200,12 @@ bool JournalModel::apply(const QJsonObject &record)
     return false;
 }
 
-bool JournalModel::applyUpload(JournalFile *file, const QJsonObject &record)
+bool JournalModel::applyUpload(const QString &key, const QJsonObject &record)
 {
-    if (!file)
+    if (!setUpload(key, record.value(QLatin1String("id")).toString(),
+                   record.value(QLatin1String("chunkSize")).toInteger()))
         return true;
-    setUpload(*file, record.value(QLatin1String("id")).toString(),
-              record.value(QLatin1String("chunkSize")).toInteger());
+    UploadProgress &upload = *m_files.find(key)->upload;
     // Compaction folds the acks into [first, last] ranges on the upload record.
     qint64 total = 0;
     for (const QJsonValue &range : record.value(QLatin1String("acked")).toArray()) {
@@ -168,15 +215,15 @@ bool JournalModel::applyUpload(JournalFile *file, const QJsonObject &record)
         if (first < 0 || last < first || last > INT_MAX || total > MaxChunks)
             return false;
         for (qint64 chunk = first; chunk <= last; ++chunk)
-            acknowledge(*file, int(chunk), {});
+            acknowledge(key, int(chunk), {});
     }
     for (const QJsonValue &pair : record.value(QLatin1String("receipts")).toArray()) {
         const qint64 chunk = pair.toArray().at(0).toInteger(-1);
         const QByteArray receipt = pair.toArray().at(1).toString().toLatin1();
         if (chunk < 0 || chunk > INT_MAX)
             return false;
-        if (!receipt.isEmpty() && file->acknowledgedChunks.contains(int(chunk)))
-            file->receipts.insert(int(chunk), receipt);
+        if (!receipt.isEmpty() && upload.acknowledgedChunks.contains(int(chunk)))
+            upload.receipts.insert(int(chunk), receipt);
     }
     return true;
 }
@@ -185,25 +232,27 @@ const JournalModel::Snapshot &JournalModel::view() const
 {
     if (!m_dirty)
         return m_snapshot;
-    QList<const FileEntry *> liveFiles;
+    QList<std::pair<quint64, QHash<QString, FileEntry>::const_iterator>> liveFiles;
     QSet<QString> liveBatches;
-    for (const FileEntry &entry : m_files) {
-        liveFiles.append(&entry);
-        liveBatches.insert(entry.file.batchId);
+    for (auto it = m_files.cbegin(); it != m_files.cend(); ++it) {
+        liveFiles.append({it->order, it});
+        liveBatches.insert(it->batchId);
     }
     QList<const BatchEntry *> liveBatchEntries;
     for (const BatchEntry &entry : m_batches) {
         if (liveBatches.contains(entry.batch.id))
             liveBatchEntries.append(&entry);
     }
-    const auto byOrder = [](const auto *a, const auto *b) { return a->order < b->order; };
-    std::sort(liveFiles.begin(), liveFiles.end(), byOrder);
-    std::sort(liveBatchEntries.begin(), liveBatchEntries.end(), byOrder);
+    std::sort(liveFiles.begin(), liveFiles.end(),
+              [](const auto &a, const auto &b) { return a.first < b.first; });
+    std::sort(liveBatchEntries.begin(), liveBatchEntries.end(),
+              [](const BatchEntry *a, const BatchEntry *b) { return a->order < b->order; });
     m_snapshot = {};
     for (const BatchEntry *entry : liveBatchEntries)
         m_snapshot.batches.append(entry->batch);
-    for (const FileEntry *entry : liveFiles)
-        m_snapshot.files.append(entry->file);
+    m_snapshot.files.reserve(liveFiles.size());
+    for (const auto &[order, it] : std::as_const(liveFiles))
+        m_snapshot.files.append(fileOf(it.key(), *it));
     m_snapshot.warnings = m_warnings;
     m_snapshot.links = m_links.values();
     m_dirty = false;

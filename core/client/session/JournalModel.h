@@ -5,6 +5,8 @@
 #include <QHash>
 #include <QJsonObject>
 #include <QStringList>
+#include <memory>
+#include <optional>
 
 namespace multilane {
 
@@ -23,13 +25,13 @@ public:
     void addBatch(const JournalBatch &batch);
     void addFile(const QString &batchId, const QString &key, const SourceFile &source);
     void addFile(const JournalFile &file);
-    // A different upload id or chunk size forgets the acknowledged chunks.
-    void setUpload(JournalFile &file, const QString &uploadId, qint64 chunkSize);
-    // False when the chunk was already acknowledged.
-    bool acknowledge(JournalFile &file, int chunk, const QByteArray &receipt);
+    // A different upload id or chunk size forgets the acknowledged chunks. False when the file
+    // is not here.
+    bool setUpload(const QString &key, const QString &uploadId, qint64 chunkSize);
+    // False when the file is not here or the chunk was already acknowledged.
+    bool acknowledge(const QString &key, int chunk, const QByteArray &receipt);
     bool remove(const QString &key);
-    JournalFile *find(const QString &key);
-    const JournalFile *find(const QString &key) const;
+    std::optional<JournalFile> find(const QString &key) const;
     void addWarning(const QString &warning);
     // The last link estimate of each network, of the MaxLinks networks seen last.
     void rememberLink(const LinkMemory &memory);
@@ -44,14 +46,34 @@ public:
     QByteArray compacted() const;
 
 private:
-    bool applyUpload(JournalFile *file, const QJsonObject &record);
+    bool applyUpload(const QString &key, const QJsonObject &record);
+
+    // What a server holds of a file: only files sent in chunks have any.
+    struct UploadProgress {
+        QString uploadId;
+        qint64 chunkSize = 0;
+        QList<int> acknowledgedChunks;   // sorted, unique
+        QHash<int, QByteArray> receipts; // chunk -> the server's receipt
+    };
+    // Kept small: a batch may hold a million files, and the model holds every one not ended.
+    struct FileEntry {
+        FileEntry() = default;
+        FileEntry(const FileEntry &other);
+        FileEntry &operator=(const FileEntry &other);
+        FileEntry(FileEntry &&) noexcept = default;
+        FileEntry &operator=(FileEntry &&) noexcept = default;
+        ~FileEntry() = default;
+
+        QString batchId;
+        SourceFile source;
+        quint64 order = 0;
+        std::unique_ptr<UploadProgress> upload; // made by the first create or acknowledgement
+    };
+    static JournalFile fileOf(const QString &key, const FileEntry &entry);
+    static UploadProgress &progressOf(FileEntry &entry);
 
     struct BatchEntry {
         JournalBatch batch;
-        quint64 order = 0;
-    };
-    struct FileEntry {
-        JournalFile file;
         quint64 order = 0;
     };
     QHash<QString, BatchEntry> m_batches;

@@ -130,7 +130,7 @@ const ResumeJournal::Snapshot &ResumeJournal::state() const
     return m_model->view();
 }
 
-const JournalFile *ResumeJournal::file(const QString &key) const
+std::optional<JournalFile> ResumeJournal::file(const QString &key) const
 {
     return m_model->find(key);
 }
@@ -168,22 +168,19 @@ std::optional<QString> ResumeJournal::addFile(const QString &batchId, const Sour
 
 void ResumeJournal::setUpload(const QString &key, const QString &uploadId, qint64 chunkSize)
 {
-    JournalFile *file = m_model->find(key);
-    if (!file)
+    if (!m_model->setUpload(key, uploadId, chunkSize))
         return;
-    m_model->setUpload(*file, uploadId, chunkSize);
-    append(JournalRecords::compact(JournalRecords::upload(*file, false)));
+    append(JournalRecords::compact(JournalRecords::upload(*m_model->find(key), false)));
 }
 
 void ResumeJournal::acknowledgeChunk(const QString &key, int chunk, const QByteArray &receipt)
 {
-    JournalFile *file = m_model->find(key);
-    if (!file || chunk < 0)
+    if (chunk < 0)
         return;
     // A receipt that would need escaping is not kept: the server is asked again on resume.
     const QByteArray kept =
         JournalRecords::isPlainToken(QString::fromLatin1(receipt)) ? receipt : QByteArray();
-    if (m_model->acknowledge(*file, chunk, kept))
+    if (m_model->acknowledge(key, chunk, kept))
         append(JournalRecords::ack(key, chunk, kept));
 }
 

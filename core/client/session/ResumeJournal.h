@@ -46,8 +46,8 @@ public:
     // The live state after open() and every change; rebuilt on demand, so call it per refresh,
     // not per chunk (use file() for that).
     const Snapshot &state() const;
-    // The live record of one file, or nullptr once ended or never added.
-    const JournalFile *file(const QString &key) const;
+    // The live record of one file, or nullopt once ended or never added.
+    std::optional<JournalFile> file(const QString &key) const;
 
     // Records a new invocation; assigns, stores and returns its id (UTC timestamp + random).
     QString addBatch(JournalBatch batch);
