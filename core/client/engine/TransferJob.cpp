@@ -70,8 +70,17 @@ void TransferJob::setError(const QString &error)
 
 void TransferJob::setRemotePath(const QString &path)
 {
-    // Shared with the source's when the same (as it mostly is): no second copy per file.
-    m_remotePath = path == m_source.destinationPath ? m_source.destinationPath : path;
+    m_remoteIsDestination = !path.isEmpty() && path == m_source.destinationPath;
+    m_otherRemotePath.reset();
+    if (!m_remoteIsDestination && !path.isEmpty())
+        m_otherRemotePath = std::make_unique<QString>(path);
+}
+
+const QString &TransferJob::remotePath() const
+{
+    if (m_remoteIsDestination)
+        return m_source.destinationPath;
+    return m_otherRemotePath ? *m_otherRemotePath : noString;
 }
 
 const QByteArray &TransferJob::sha256() const
@@ -84,15 +93,19 @@ QList<int> TransferJob::endpointsUsed() const
 {
     if (m_firstEndpoint < 0)
         return {};
-    return QList<int>{m_firstEndpoint} + m_laterEndpoints;
+    return m_laterEndpoints ? QList<int>{m_firstEndpoint} + *m_laterEndpoints : QList<int>{m_firstEndpoint};
 }
 
 void TransferJob::noteEndpointUsed(int endpoint)
 {
     if (m_firstEndpoint < 0)
         m_firstEndpoint = endpoint;
-    else if (endpoint != m_firstEndpoint && !m_laterEndpoints.contains(endpoint))
-        m_laterEndpoints.append(endpoint);
+    else if (endpoint != m_firstEndpoint) {
+        if (!m_laterEndpoints)
+            m_laterEndpoints = std::make_unique<QList<int>>();
+        if (!m_laterEndpoints->contains(endpoint))
+            m_laterEndpoints->append(endpoint);
+    }
 }
 
 const KnownUpload &TransferJob::known() const

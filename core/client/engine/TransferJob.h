@@ -77,7 +77,7 @@ public:
     const QList<QByteArray> &receipts() const;
     int acknowledgedChunks() const { return m_acknowledged; }
     bool allChunksAcknowledged() const { return m_acknowledged == m_planner.chunkCount(); }
-    int bumpChunkAttempts(int index) { return ++chunks().attempts[index]; }
+    int bumpChunkAttempts(int index) { return ++chunks().chunkAttempts[index]; }
 
     // Held chunks not yet compared with the source (complete must wait for the comparison).
     bool hasUnverifiedHeldChunks() const { return m_chunks && !m_chunks->heldToVerify.isEmpty(); }
@@ -93,8 +93,8 @@ public:
 
     qint64 acknowledgedBytes() const { return m_acknowledgedBytes; }
     // What requests in flight have sent so far, for a smooth per-file progress bar.
-    qint64 bytesInFlight() const { return m_bytesInFlight; }
-    void addBytesInFlight(qint64 delta) { m_bytesInFlight += delta; }
+    qint64 bytesInFlight() const { return m_chunks ? m_chunks->bytesInFlight : 0; }
+    void addBytesInFlight(qint64 delta) { chunks().bytesInFlight += delta; }
     void markAllAcknowledged() { m_acknowledgedBytes = m_source.size; }
     // The endpoints (pool indexes) that requests carrying this file's bytes went to, in order of
     // first use: what a front end names for it.
@@ -111,7 +111,7 @@ public:
     void setSha256(const QByteArray &hex) { chunks().sha256 = hex; }
 
     // Result.
-    const QString &remotePath() const { return m_remotePath; }
+    const QString &remotePath() const;
     void setRemotePath(const QString &path);
     const QString &error() const;
     void setError(const QString &error);
@@ -120,7 +120,7 @@ public:
     void setResumable(bool resumable) { m_resumable = resumable; }
 
     // Job-level retries (create, complete, single-request upload).
-    int bumpAttempts() { return ++m_attempts; }
+    int bumpAttempts() { return ++chunks().jobAttempts; }
 
     // Flags the scheduler uses to pick the next request for this job.
     bool paused = false;
@@ -152,10 +152,12 @@ private:
         KnownUpload known;
         QByteArray existingSha256;
         QByteArray sha256;
+        qint64 bytesInFlight = 0;
+        int jobAttempts = 0; // create, complete, single request
         QList<int> pending;
         QList<ReadyChunk> ready;
         QList<bool> acked;
-        QHash<int, int> attempts;
+        QHash<int, int> chunkAttempts;
         QHash<int, QByteArray> heldToVerify; // index -> the server's receipt
         QList<QByteArray> sourceChecksums;
         qint64 sourceHashSize = 0;
@@ -165,11 +167,11 @@ private:
     std::unique_ptr<ChunkBook> m_chunks;
     int m_acknowledged = 0;
     qint64 m_acknowledgedBytes = 0;
-    qint64 m_bytesInFlight = 0;
-    int m_firstEndpoint = -1;    // most files go to one endpoint:
-    QList<int> m_laterEndpoints; // no list is allocated for them
-    QString m_remotePath;
-    int m_attempts = 0;
+    int m_firstEndpoint = -1;                     // most files go to one endpoint:
+    std::unique_ptr<QList<int>> m_laterEndpoints; // no list is allocated for them
+    // Mostly the destination asked for: then no string of its own.
+    bool m_remoteIsDestination = false;
+    std::unique_ptr<QString> m_otherRemotePath;
     bool m_resumable = false;
 };
 

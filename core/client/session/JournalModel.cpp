@@ -29,9 +29,9 @@ void JournalModel::addFile(const QString &batchId, const QString &key, const Sou
 }
 
 JournalModel::FileEntry::FileEntry(const FileEntry &other)
-    : batchId(other.batchId)
-    , source(other.source)
+    : source(other.source)
     , order(other.order)
+    , batch(other.batch)
     , upload(other.upload ? std::make_unique<UploadProgress>(*other.upload) : nullptr)
 {}
 
@@ -42,10 +42,20 @@ JournalModel::FileEntry &JournalModel::FileEntry::operator=(const FileEntry &oth
     return *this;
 }
 
-JournalFile JournalModel::fileOf(const QString &key, const FileEntry &entry)
+int JournalModel::batchIndex(const QString &batchId)
+{
+    const auto it = m_batchIndexes.constFind(batchId);
+    if (it != m_batchIndexes.cend())
+        return *it;
+    m_batchIds.append(batchId);
+    m_batchIndexes.insert(batchId, int(m_batchIds.size() - 1));
+    return int(m_batchIds.size() - 1);
+}
+
+JournalFile JournalModel::fileOf(const QString &key, const FileEntry &entry) const
 {
     JournalFile file;
-    file.batchId = entry.batchId;
+    file.batchId = m_batchIds.value(entry.batch);
     file.key = key;
     file.source = entry.source;
     if (entry.upload) {
@@ -67,7 +77,7 @@ JournalModel::UploadProgress &JournalModel::progressOf(FileEntry &entry)
 void JournalModel::addFile(const JournalFile &file)
 {
     FileEntry entry;
-    entry.batchId = file.batchId;
+    entry.batch = batchIndex(file.batchId);
     entry.source = file.source;
     entry.order = m_nextOrder++;
     if (!file.uploadId.isEmpty() || file.chunkSize != 0 || !file.acknowledgedChunks.isEmpty()) {
@@ -236,7 +246,7 @@ const JournalModel::Snapshot &JournalModel::view() const
     QSet<QString> liveBatches;
     for (auto it = m_files.cbegin(); it != m_files.cend(); ++it) {
         liveFiles.append({it->order, it});
-        liveBatches.insert(it->batchId);
+        liveBatches.insert(m_batchIds.value(it->batch));
     }
     QList<const BatchEntry *> liveBatchEntries;
     for (const BatchEntry &entry : m_batches) {

@@ -64,12 +64,13 @@ private:
         FileEntry &operator=(FileEntry &&) noexcept = default;
         ~FileEntry() = default;
 
-        QString batchId;
         SourceFile source;
         quint64 order = 0;
+        qint32 batch = -1;                      // in m_batchIds
         std::unique_ptr<UploadProgress> upload; // made by the first create or acknowledgement
     };
-    static JournalFile fileOf(const QString &key, const FileEntry &entry);
+    JournalFile fileOf(const QString &key, const FileEntry &entry) const;
+    int batchIndex(const QString &batchId);
     static UploadProgress &progressOf(FileEntry &entry);
 
     struct BatchEntry {
@@ -77,6 +78,8 @@ private:
         quint64 order = 0;
     };
     QHash<QString, BatchEntry> m_batches;
+    QStringList m_batchIds;             // every batch id seen, in order: files name theirs by index
+    QHash<QString, int> m_batchIndexes; // and the other way
     QHash<QString, FileEntry> m_files;
     QHash<QString, LinkMemory> m_links; // network -> the last estimate taken on it
     quint64 m_nextOrder = 0;

@@ -112,6 +112,7 @@ static void scanFolder(SourceScanner::Result &result, const QFileInfo &info, con
         found.append(it.next());
     // A stable order makes progress output and tests predictable.
     std::sort(found.begin(), found.end());
+    result.files.reserve(result.files.size() + found.size());
     for (const QString &path : std::as_const(found)) {
         const QFileInfo entry(path);
         if (const auto why = SourceScanner::notSendable(path)) {

@@ -98,10 +98,12 @@ int UploadRun::addNewFiles(const QList<SourceFile> &files, bool held)
         batch.destination = m_plan.destination;
         batch.s3 = m_plan.s3;
         const QString batchId = m_journal->addBatch(batch);
-        m_journalKeys.reserve(first + files.size());
-        m_batchIds.reserve(first + files.size());
-        for (qsizetype i = 0; i < files.size(); ++i)
-            setJournalEntry(first + int(i), *m_journal->addFile(batchId, files.at(i)), batchId);
+        m_journalBatches.append(batchId);
+        m_journalBatchOf.reserve(first + files.size());
+        for (qsizetype i = 0; i < files.size(); ++i) {
+            if (const auto key = m_journal->addFile(batchId, files.at(i)))
+                setJournalEntry(first + int(i), int(m_journalBatches.size() - 1), *key, files.at(i));
+        }
     }
     m_scheduler->addFiles(files);
     if (held) {
@@ -118,24 +120,38 @@ int UploadRun::addResumedFiles(const QString &batchId, const QList<JournalFile> 
     QList<KnownUpload> known;
     sources.reserve(files.size());
     known.reserve(files.size());
+    m_journalBatches.append(batchId);
     for (qsizetype i = 0; i < files.size(); ++i) {
         const JournalFile &file = files.at(i);
         sources.append(file.source);
         known.append({file.uploadId, file.chunkSize, file.receipts});
-        setJournalEntry(first + int(i), file.key, batchId);
+        setJournalEntry(first + int(i), int(m_journalBatches.size() - 1), file.key, file.source);
     }
     m_scheduler->addFiles(sources, known);
     return first;
 }
 
-void UploadRun::setJournalEntry(int job, const QString &key, const QString &batchId)
+void UploadRun::setJournalEntry(int job, int batch, const QString &key, const SourceFile &source)
 {
-    if (m_journalKeys.size() <= job) {
-        m_journalKeys.resize(job + 1);
-        m_batchIds.resize(job + 1);
-    }
-    m_journalKeys[job] = key;
-    m_batchIds[job] = batchId;
+    if (m_journalBatchOf.size() <= job)
+        m_journalBatchOf.resize(job + 1, -1);
+    m_journalBatchOf[job] = batch;
+    if (key != ResumeJournal::keyFor(source))
+        m_recordedKeys.insert(job, key);
+    else
+        m_recordedKeys.remove(job);
+}
+
+QString UploadRun::journalKeyOf(int job) const
+{
+    if (m_journalBatchOf.value(job, -1) < 0)
+        return {};
+    return m_recordedKeys.value(job, ResumeJournal::keyFor(m_scheduler->job(job).source()));
+}
+
+QString UploadRun::journalBatchOf(int job) const
+{
+    return m_journalBatches.value(m_journalBatchOf.value(job, -1));
 }
 
 void UploadRun::start()
@@ -293,20 +309,19 @@ void UploadRun::attachJournal()
     if (!m_journal)
         return;
     connect(m_scheduler.get(), &TransferScheduler::uploadAttached, this, [this](int id) {
-        const QString key = m_journalKeys.value(id);
+        const QString key = journalKeyOf(id);
         if (key.isEmpty())
             return;
         const TransferJob &job = m_scheduler->job(id);
         m_journal->setUpload(key, job.uploadId(), job.planner().chunkSize());
     });
     connect(m_scheduler.get(), &TransferScheduler::chunkAcknowledged, this, [this](int id, int chunk) {
-        if (const QString key = m_journalKeys.value(id); !key.isEmpty())
+        if (const QString key = journalKeyOf(id); !key.isEmpty())
             m_journal->acknowledgeChunk(key, chunk, m_scheduler->job(id).receipts().value(chunk));
     });
     connect(m_scheduler.get(), &TransferScheduler::fileFinished, this, [this](int id) {
         // A file that failed for reasons waiting can fix stays, for a later resume.
-        if (const QString key = m_journalKeys.value(id);
-            !key.isEmpty() && !m_scheduler->job(id).isResumable())
+        if (const QString key = journalKeyOf(id); !key.isEmpty() && !m_scheduler->job(id).isResumable())
             m_journal->endFile(key);
     });
     connect(m_scheduler.get(), &TransferScheduler::finished, this, [this] { m_journal->flush(); });
@@ -315,8 +330,10 @@ void UploadRun::attachJournal()
 
 void UploadRun::retry(int job)
 {
-    if (const QString batchId = m_batchIds.value(job); m_journal && !batchId.isEmpty())
-        setJournalEntry(job, *m_journal->addFile(batchId, m_scheduler->job(job).source()), batchId);
+    if (const QString batchId = journalBatchOf(job); m_journal && !batchId.isEmpty()) {
+        if (const auto key = m_journal->addFile(batchId, m_scheduler->job(job).source()))
+            setJournalEntry(job, m_journalBatchOf.at(job), *key, m_scheduler->job(job).source());
+    }
     m_scheduler->retryJob(job);
 }
 
@@ -324,7 +341,7 @@ void UploadRun::forget(int job)
 {
     if (!isTerminal(m_scheduler->job(job).state()))
         m_scheduler->cancelJob(job);
-    if (const QString key = m_journalKeys.value(job); m_journal && !key.isEmpty())
+    if (const QString key = journalKeyOf(job); m_journal && !key.isEmpty())
         m_journal->endFile(key);
 }
 

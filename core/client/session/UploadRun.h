@@ -94,11 +94,16 @@ private:
     std::unique_ptr<HealthCheck> m_health;
     std::unique_ptr<NetworkManagers> m_probeManagers;
     std::unique_ptr<LinkRemeasurer> m_remeasurer;
-    // By job id, empty for a job the journal does not keep: lists, not hashes, since a batch
-    // may hold a million files and every id up to the last is used.
-    QList<QString> m_journalKeys;
-    QList<QString> m_batchIds;
-    void setJournalEntry(int job, const QString &key, const QString &batchId);
+    // Each job's journal batch, by job id: an index in m_journalBatches, -1 when the journal does
+    // not keep the job. A list of ints, not of ids or keys: a batch may hold a million files.
+    QList<qint32> m_journalBatchOf;
+    QStringList m_journalBatches;
+    // A job's journal key is ResumeJournal::keyFor() of its source, worked out when needed; a
+    // resumed file whose recorded key is another keeps that one here.
+    QHash<int, QString> m_recordedKeys;
+    void setJournalEntry(int job, int batch, const QString &key, const SourceFile &source);
+    QString journalKeyOf(int job) const;
+    QString journalBatchOf(int job) const;
     bool m_started = false;
     bool m_transferStarted = false;
     QString m_network;       // NetworkIdentity of the endpoints, from the endpoint check on
