@@ -4,8 +4,35 @@
 
 #include <QStringBuilder>
 #include <xxhash.h>
+#if defined(__x86_64__)
+#include <xxh_x86dispatch.h>
+#endif
 
 namespace multilane {
+
+namespace {
+
+// libxxhash's dispatching entry points pick AVX2 or AVX-512 at run time; the plain ones are built
+// for the baseline (SSE2) and take twice the time per byte on the machines this was measured on.
+void updateXxh3(XXH3_state_t *state, const char *data, std::size_t length)
+{
+#if defined(__x86_64__)
+    XXH3_64bits_update_dispatch(state, data, length);
+#else
+    XXH3_64bits_update(state, data, length);
+#endif
+}
+
+std::uint64_t xxh3Of(const char *data, std::size_t length)
+{
+#if defined(__x86_64__)
+    return XXH3_64bits_dispatch(data, length);
+#else
+    return XXH3_64bits(data, length);
+#endif
+}
+
+} // namespace
 
 struct ChunkHash::State {
     XXH3_state_t *xxh = XXH3_createState();
@@ -27,7 +54,7 @@ void ChunkHash::reset()
 
 void ChunkHash::addData(const char *data, std::size_t length)
 {
-    XXH3_64bits_update(m_state->xxh, data, length);
+    updateXxh3(m_state->xxh, data, length);
 }
 
 std::uint64_t ChunkHash::value() const
@@ -37,7 +64,7 @@ std::uint64_t ChunkHash::value() const
 
 std::uint64_t ChunkHash::of(const char *data, std::size_t length)
 {
-    return XXH3_64bits(data, length);
+    return xxh3Of(data, length);
 }
 
 QByteArray ChunkHash::toHeader(std::uint64_t hash)
