@@ -12,9 +12,9 @@
 #
 # Usage: bench/cost.sh [BUILD_DIR]          (default build)
 # Environment:
-#   COST_MODES="shared split"   which set-ups (split needs root and two cores)
+#   COST_MODES="shared split"   which set-ups (split needs root and two cores; "" for none)
 #   COST_BIG_MIB=1024           the big file
-#   COST_SMALL="20000 200000"   small-file counts (1 KiB each)
+#   COST_SMALL="20000 200000"   small-file counts (1 KiB each; "" for none)
 #   COST_MILLION=1              also 1,000,000 small files, multilane only, shared set-up
 #   COST_CALLGRIND=0            skip the instruction counts
 #   COST_CALLGRIND_MIB=128 COST_CALLGRIND_FILES=2000   their samples
@@ -25,9 +25,9 @@ MULTILANE_BOOTSTRAP_EXTRA="time bc curl valgrind iproute2 util-linux" scripts/bo
 build="${1:-build}"
 bin="$build/app"
 [ -x "$bin/multilane" ] && [ -x "$bin/multilane-receiver" ] || { echo "build first: scripts/build.sh" >&2; exit 2; }
-modes="${COST_MODES:-shared split}"
+modes="${COST_MODES-shared split}"
 big_mib="${COST_BIG_MIB:-1024}"
-small_counts="${COST_SMALL:-20000 200000}"
+small_counts="${COST_SMALL-20000 200000}"
 seed="${COST_SEED:-$RANDOM}"
 work=$(mktemp -d /tmp/multilane-cost.XXXXXX)
 suffix=$$
@@ -128,6 +128,8 @@ declare -A wall cpu rss rcpu rrss
 run() {
     local key=$1
     shift
+    # What the row before it wrote is on disk first: its writeback is not charged to this row.
+    sync
     reset_receiver_peak
     local r0 r1
     r0=$(receiver_cpu)

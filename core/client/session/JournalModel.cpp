@@ -28,6 +28,28 @@ void JournalModel::addFile(const QString &batchId, const QString &key, const Sou
     addFile(file);
 }
 
+std::optional<quint64> JournalModel::packedKey(const QString &key)
+{
+    if (key.size() != 16)
+        return std::nullopt;
+    for (const QChar c : key) {
+        if (!((c >= u'0' && c <= u'9') || (c >= u'a' && c <= u'f')))
+            return std::nullopt;
+    }
+    return key.toULongLong(nullptr, 16);
+}
+
+QString JournalModel::keyString(quint64 packed)
+{
+    return QStringLiteral("%1").arg(packed, 16, 16, QLatin1Char('0'));
+}
+
+QHash<quint64, JournalModel::FileEntry>::iterator JournalModel::entryOf(const QString &key)
+{
+    const std::optional<quint64> packed = packedKey(key);
+    return packed ? m_files.find(*packed) : m_files.end();
+}
+
 JournalModel::FileEntry::FileEntry(const FileEntry &other)
     : source(other.source)
     , order(other.order)
@@ -84,13 +106,16 @@ void JournalModel::addFile(const JournalFile &file)
         entry.upload = std::make_unique<UploadProgress>(
             UploadProgress{file.uploadId, file.chunkSize, file.acknowledgedChunks, file.receipts});
     }
-    m_files.insert(file.key, std::move(entry));
+    const std::optional<quint64> key = packedKey(file.key);
+    if (!key)
+        return; // not a key keyFor() makes; apply() refuses such records first
+    m_files.insert(*key, std::move(entry));
     m_dirty = true;
 }
 
 bool JournalModel::setUpload(const QString &key, const QString &uploadId, qint64 chunkSize)
 {
-    const auto it = m_files.find(key);
+    const auto it = entryOf(key);
     if (it == m_files.end())
         return false;
     UploadProgress &upload = progressOf(*it);
@@ -106,7 +131,7 @@ bool JournalModel::setUpload(const QString &key, const QString &uploadId, qint64
 
 bool JournalModel::acknowledge(const QString &key, int chunk, const QByteArray &receipt)
 {
-    const auto it = m_files.find(key);
+    const auto it = entryOf(key);
     if (it == m_files.end())
         return false;
     UploadProgress &upload = progressOf(*it);
@@ -127,7 +152,8 @@ bool JournalModel::acknowledge(const QString &key, int chunk, const QByteArray &
 
 bool JournalModel::remove(const QString &key)
 {
-    if (!m_files.remove(key))
+    const std::optional<quint64> packed = packedKey(key);
+    if (!packed || !m_files.remove(*packed))
         return false;
     m_dirty = true;
     return true;
@@ -135,7 +161,8 @@ bool JournalModel::remove(const QString &key)
 
 std::optional<JournalFile> JournalModel::find(const QString &key) const
 {
-    const auto it = m_files.constFind(key);
+    const std::optional<quint64> packed = packedKey(key);
+    const auto it = packed ? m_files.constFind(*packed) : m_files.cend();
     if (it == m_files.cend())
         return std::nullopt;
     return fileOf(key, *it);
@@ -188,7 +215,7 @@ bool JournalModel::apply(const QJsonObject &record)
         source.destinationPath = record.value(QLatin1String("dest")).toString();
         source.size = record.value(QLatin1String("size")).toInteger();
         source.mtimeMs = record.value(QLatin1String("mtime")).toInteger();
-        if (!m_batches.contains(batchId) || !JournalRecords::isPlainToken(key) || source.localPath.isEmpty())
+        if (!m_batches.contains(batchId) || !packedKey(key) || source.localPath.isEmpty())
             return false;
         addFile(batchId, key, source);
         return true;
@@ -215,7 +242,7 @@ bool JournalModel::applyUpload(const QString &key, const QJsonObject &record)
     if (!setUpload(key, record.value(QLatin1String("id")).toString(),
                    record.value(QLatin1String("chunkSize")).toInteger()))
         return true;
-    UploadProgress &upload = *m_files.find(key)->upload;
+    UploadProgress &upload = *m_files.find(*packedKey(key))->upload;
     // Compaction folds the acks into [first, last] ranges on the upload record.
     qint64 total = 0;
     for (const QJsonValue &range : record.value(QLatin1String("acked")).toArray()) {
@@ -242,7 +269,7 @@ const JournalModel::Snapshot &JournalModel::view() const
 {
     if (!m_dirty)
         return m_snapshot;
-    QList<std::pair<quint64, QHash<QString, FileEntry>::const_iterator>> liveFiles;
+    QList<std::pair<quint64, QHash<quint64, FileEntry>::const_iterator>> liveFiles;
     QSet<QString> liveBatches;
     for (auto it = m_files.cbegin(); it != m_files.cend(); ++it) {
         liveFiles.append({it->order, it});
@@ -262,7 +289,7 @@ const JournalModel::Snapshot &JournalModel::view() const
         m_snapshot.batches.append(entry->batch);
     m_snapshot.files.reserve(liveFiles.size());
     for (const auto &[order, it] : std::as_const(liveFiles))
-        m_snapshot.files.append(fileOf(it.key(), *it));
+        m_snapshot.files.append(fileOf(keyString(it.key()), *it));
     m_snapshot.warnings = m_warnings;
     m_snapshot.links = m_links.values();
     m_dirty = false;

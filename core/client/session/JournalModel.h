@@ -80,7 +80,12 @@ private:
     QHash<QString, BatchEntry> m_batches;
     QStringList m_batchIds;             // every batch id seen, in order: files name theirs by index
     QHash<QString, int> m_batchIndexes; // and the other way
-    QHash<QString, FileEntry> m_files;
+    // By key: ResumeJournal::keyFor() is 16 hex digits, kept as the number they spell (a string
+    // of them cost 88 bytes a file).
+    QHash<quint64, FileEntry> m_files;
+    static std::optional<quint64> packedKey(const QString &key);
+    static QString keyString(quint64 packed);
+    QHash<quint64, FileEntry>::iterator entryOf(const QString &key);
     QHash<QString, LinkMemory> m_links; // network -> the last estimate taken on it
     quint64 m_nextOrder = 0;
     QStringList m_warnings;
