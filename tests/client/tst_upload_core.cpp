@@ -185,6 +185,9 @@ private Q_SLOTS:
                 NoDelaySockets::watch(reply);
             QSignalSpy finished(reply, &QNetworkReply::finished);
             const bool ok = finished.wait(30000) && reply->error() == QNetworkReply::NoError;
+            // The watch sweeps on the turn after requestSent; on a loaded machine finished()
+            // can come in the same turn, before it.
+            QCoreApplication::processEvents();
             reply->deleteLater();
             return ok;
         };
