@@ -43,29 +43,29 @@ TransferJob::~TransferJob() = default;
 TransferJob::TransferJob(TransferJob &&) noexcept = default;
 TransferJob &TransferJob::operator=(TransferJob &&) noexcept = default;
 
-TransferJob::ChunkBook &TransferJob::chunks()
+TransferJob::WorkState &TransferJob::work()
 {
-    if (!m_chunks)
-        m_chunks = std::make_unique<ChunkBook>();
-    return *m_chunks;
+    if (!m_work)
+        m_work = std::make_unique<WorkState>();
+    return *m_work;
 }
 
 static const QString noString;
 
 const QString &TransferJob::uploadId() const
 {
-    return m_chunks ? m_chunks->uploadId : noString;
+    return m_work ? m_work->uploadId : noString;
 }
 
 const QString &TransferJob::error() const
 {
-    return m_chunks ? m_chunks->error : noString;
+    return m_work ? m_work->error : noString;
 }
 
 void TransferJob::setError(const QString &error)
 {
-    if (m_chunks || !error.isEmpty())
-        chunks().error = error;
+    if (m_work || !error.isEmpty())
+        work().error = error;
 }
 
 void TransferJob::setRemotePath(const QString &path)
@@ -86,7 +86,7 @@ const QString &TransferJob::remotePath() const
 const QByteArray &TransferJob::sha256() const
 {
     static const QByteArray none;
-    return m_chunks ? m_chunks->sha256 : none;
+    return m_work ? m_work->sha256 : none;
 }
 
 QList<int> TransferJob::endpointsUsed() const
@@ -111,42 +111,42 @@ void TransferJob::noteEndpointUsed(int endpoint)
 const KnownUpload &TransferJob::known() const
 {
     static const KnownUpload none;
-    return m_chunks ? m_chunks->known : none;
+    return m_work ? m_work->known : none;
 }
 
 void TransferJob::setKnown(const KnownUpload &known)
 {
-    if (m_chunks || !known.uploadId.isEmpty())
-        chunks().known = known;
+    if (m_work || !known.uploadId.isEmpty())
+        work().known = known;
 }
 
 const QByteArray &TransferJob::existingSha256() const
 {
     static const QByteArray none;
-    return m_chunks ? m_chunks->existingSha256 : none;
+    return m_work ? m_work->existingSha256 : none;
 }
 
 void TransferJob::setExistingSha256(const QByteArray &sha256)
 {
-    if (m_chunks || !sha256.isEmpty())
-        chunks().existingSha256 = sha256;
+    if (m_work || !sha256.isEmpty())
+        work().existingSha256 = sha256;
 }
 
 const QList<QByteArray> &TransferJob::receipts() const
 {
     static const QList<QByteArray> none;
-    return m_chunks ? m_chunks->receipts : none;
+    return m_work ? m_work->receipts : none;
 }
 
 const QList<QByteArray> &TransferJob::sourceChunkChecksums() const
 {
     static const QList<QByteArray> none;
-    return m_chunks ? m_chunks->sourceChecksums : none;
+    return m_work ? m_work->sourceChecksums : none;
 }
 
 void TransferJob::attachUpload(const QString &uploadId, qint64 chunkSize, const QList<HeldChunk> &held)
 {
-    ChunkBook &book = chunks();
+    WorkState &book = work();
     book.heldToVerify.clear();
     book.uploadId = uploadId;
     m_planner = ChunkPlanner(m_source.size, chunkSize);
@@ -182,13 +182,13 @@ bool TransferJob::isReadyToCreate() const
 
 void TransferJob::setSourceChunkChecksums(qint64 chunkSize, const QList<QByteArray> &checksums)
 {
-    chunks().sourceHashSize = chunkSize;
-    chunks().sourceChecksums = checksums;
+    work().sourceHashSize = chunkSize;
+    work().sourceChecksums = checksums;
 }
 
 QList<int> TransferJob::checkHeldChunks()
 {
-    ChunkBook &book = chunks();
+    WorkState &book = work();
     Q_ASSERT(book.sourceHashSize == m_planner.chunkSize());
     QList<int> differing;
     for (auto it = book.heldToVerify.cbegin(); it != book.heldToVerify.cend(); ++it) {
@@ -203,13 +203,13 @@ QList<int> TransferJob::checkHeldChunks()
 
 void TransferJob::unacknowledge(int index)
 {
-    if (!m_chunks || index < 0 || index >= m_chunks->acked.size() || !m_chunks->acked.at(index))
+    if (!m_work || index < 0 || index >= m_work->acked.size() || !m_work->acked.at(index))
         return;
-    m_chunks->acked[index] = false;
-    m_chunks->receipts[index].clear();
+    m_work->acked[index] = false;
+    m_work->receipts[index].clear();
     --m_acknowledged;
     m_acknowledgedBytes -= m_planner.chunk(index).length;
-    m_chunks->pending.append(index);
+    m_work->pending.append(index);
 }
 
 void TransferJob::resetForRetry()
@@ -219,26 +219,26 @@ void TransferJob::resetForRetry()
 
 int TransferJob::takePendingChunk()
 {
-    return chunks().pending.takeFirst();
+    return work().pending.takeFirst();
 }
 
 void TransferJob::returnToPending(int index)
 {
-    if (m_chunks && !m_chunks->acked.value(index, true) && !m_chunks->pending.contains(index))
-        m_chunks->pending.prepend(index);
+    if (m_work && !m_work->acked.value(index, true) && !m_work->pending.contains(index))
+        m_work->pending.prepend(index);
 }
 
 ReadyChunk TransferJob::takeReadyChunk()
 {
-    return chunks().ready.takeFirst();
+    return work().ready.takeFirst();
 }
 
 void TransferJob::acknowledge(int index, const QByteArray &receipt)
 {
-    if (!m_chunks || index < 0 || index >= m_chunks->acked.size() || m_chunks->acked.at(index))
+    if (!m_work || index < 0 || index >= m_work->acked.size() || m_work->acked.at(index))
         return;
-    m_chunks->acked[index] = true;
-    m_chunks->receipts[index] = receipt;
+    m_work->acked[index] = true;
+    m_work->receipts[index] = receipt;
     ++m_acknowledged;
     m_acknowledgedBytes += m_planner.chunk(index).length;
 }

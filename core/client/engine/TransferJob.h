@@ -65,26 +65,26 @@ public:
     void setRequestedChunkSize(qint64 chunkSize) { m_planner = ChunkPlanner(m_source.size, chunkSize); }
 
     // Chunk flow: pending -> hashing -> ready -> in flight -> acknowledged (or back to pending).
-    bool hasPendingChunk() const { return m_chunks && !m_chunks->pending.isEmpty(); }
+    bool hasPendingChunk() const { return m_work && !m_work->pending.isEmpty(); }
     int takePendingChunk();
     void returnToPending(int index);
-    void addReady(const ReadyChunk &chunk) { chunks().ready.append(chunk); }
-    bool hasReadyChunk() const { return m_chunks && !m_chunks->ready.isEmpty(); }
+    void addReady(const ReadyChunk &chunk) { work().ready.append(chunk); }
+    bool hasReadyChunk() const { return m_work && !m_work->ready.isEmpty(); }
     ReadyChunk takeReadyChunk();
-    int readyCount() const { return m_chunks ? int(m_chunks->ready.size()) : 0; }
+    int readyCount() const { return m_work ? int(m_work->ready.size()) : 0; }
     void acknowledge(int index, const QByteArray &receipt);
     // Every chunk's receipt by index (empty where none is acknowledged), for complete.
     const QList<QByteArray> &receipts() const;
     int acknowledgedChunks() const { return m_acknowledged; }
     bool allChunksAcknowledged() const { return m_acknowledged == m_planner.chunkCount(); }
-    int bumpChunkAttempts(int index) { return ++chunks().chunkAttempts[index]; }
+    int bumpChunkAttempts(int index) { return ++work().chunkAttempts[index]; }
 
     // Held chunks not yet compared with the source (complete must wait for the comparison).
-    bool hasUnverifiedHeldChunks() const { return m_chunks && !m_chunks->heldToVerify.isEmpty(); }
+    bool hasUnverifiedHeldChunks() const { return m_work && !m_work->heldToVerify.isEmpty(); }
     // The checksum of every chunk of the source as read by the whole-file pass, for chunks this size.
     void setSourceChunkChecksums(qint64 chunkSize, const QList<QByteArray> &checksums);
     const QList<QByteArray> &sourceChunkChecksums() const;
-    qint64 sourceChunkHashSize() const { return m_chunks ? m_chunks->sourceHashSize : 0; }
+    qint64 sourceChunkHashSize() const { return m_work ? m_work->sourceHashSize : 0; }
     // Compares the unverified held chunks with the source's chunk checksums (which must be for the
     // planner's chunk size) and returns the indexes that differ; afterwards nothing is unverified.
     QList<int> checkHeldChunks();
@@ -93,22 +93,22 @@ public:
 
     qint64 acknowledgedBytes() const { return m_acknowledgedBytes; }
     // What requests in flight have sent so far, for a smooth per-file progress bar.
-    qint64 bytesInFlight() const { return m_chunks ? m_chunks->bytesInFlight : 0; }
-    void addBytesInFlight(qint64 delta) { chunks().bytesInFlight += delta; }
+    qint64 bytesInFlight() const { return m_work ? m_work->bytesInFlight : 0; }
+    void addBytesInFlight(qint64 delta) { work().bytesInFlight += delta; }
     void markAllAcknowledged() { m_acknowledgedBytes = m_source.size; }
     // The endpoints (pool indexes) that requests carrying this file's bytes went to, in order of
     // first use: what a front end names for it.
     QList<int> endpointsUsed() const;
     void noteEndpointUsed(int endpoint);
-    // A file that arrived needs its chunk bookkeeping no more (a batch keeps every job to its end).
-    void dropChunkBook() { m_chunks.reset(); }
+    // A file that arrived needs none of its work state (a batch keeps every job to its end).
+    void dropWorkState() { m_work.reset(); }
     // Back to the start for retry(): nothing attached, nothing acknowledged, no error.
     void resetForRetry();
 
     // Whole-file SHA-256, computed in the background.
     // Kept until the file arrived (fileFinished's listeners still read it).
     const QByteArray &sha256() const;
-    void setSha256(const QByteArray &hex) { chunks().sha256 = hex; }
+    void setSha256(const QByteArray &hex) { work().sha256 = hex; }
 
     // Result.
     const QString &remotePath() const;
@@ -120,7 +120,7 @@ public:
     void setResumable(bool resumable) { m_resumable = resumable; }
 
     // Job-level retries (create, complete, single-request upload).
-    int bumpAttempts() { return ++chunks().jobAttempts; }
+    int bumpAttempts() { return ++work().jobAttempts; }
 
     // Flags the scheduler uses to pick the next request for this job.
     bool paused = false;
@@ -146,7 +146,7 @@ private:
     // What a job needs while it is under way, made when first needed and dropped when the file
     // arrived: most files of a big batch are small and go in one request, and a job is kept for
     // every file of the batch from the start to the end.
-    struct ChunkBook {
+    struct WorkState {
         QString uploadId;
         QString error;
         KnownUpload known;
@@ -163,8 +163,8 @@ private:
         qint64 sourceHashSize = 0;
         QList<QByteArray> receipts;
     };
-    ChunkBook &chunks();
-    std::unique_ptr<ChunkBook> m_chunks;
+    WorkState &work();
+    std::unique_ptr<WorkState> m_work;
     int m_acknowledged = 0;
     qint64 m_acknowledgedBytes = 0;
     int m_firstEndpoint = -1;                     // most files go to one endpoint:

@@ -566,7 +566,7 @@ void TransferScheduler::finishJob(TransferJob &job, TransferState state, const Q
     Q_EMIT fileFinished(id);
     // After its listeners (the JSON line names the SHA-256), and by id: they may have added files.
     if (state == TransferState::Done || state == TransferState::Skipped)
-        m_jobs.job(id).dropChunkBook();
+        m_jobs.job(id).dropWorkState();
 }
 
 bool TransferScheduler::sourceChanged(const TransferJob &job) const
