@@ -194,9 +194,9 @@ measure_mode() {
     run sha openssl dgst -sha256 "$work/src/big.bin"
     unset 'rcpu[sha]' 'rrss[sha]'
     run curl curl -s -o /dev/null -T "$work/src/big.bin" "${urls[0]}/v1/files/curl/big.bin"
-    # A fresh receiver for the second row: in one receiver process the second GiB written cost
-    # it 2.5-3x the first (curl then curl: 1.5 -> 4.5 CPU-seconds, a sync between; not explained
-    # yet), which charged whichever client went second.
+    # A fresh receiver for the second row: one receiver process has been seen to pay far more for
+    # its second GiB than for its first (docs/performance.md, "Cost"), which would charge
+    # whichever client goes second.
     stop_receiver
     start_receiver "$storage"
     multilane_command ml "$work/src/big.bin"

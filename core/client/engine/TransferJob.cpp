@@ -146,30 +146,30 @@ const QList<QByteArray> &TransferJob::sourceChunkChecksums() const
 
 void TransferJob::attachUpload(const QString &uploadId, qint64 chunkSize, const QList<HeldChunk> &held)
 {
-    WorkState &book = work();
-    book.heldToVerify.clear();
-    book.uploadId = uploadId;
+    WorkState &workState = work();
+    workState.heldToVerify.clear();
+    workState.uploadId = uploadId;
     m_planner = ChunkPlanner(m_source.size, chunkSize);
-    book.pending.clear();
-    book.ready.clear();
-    book.acked = QList<bool>(m_planner.chunkCount(), false);
-    book.receipts = QList<QByteArray>(m_planner.chunkCount());
+    workState.pending.clear();
+    workState.ready.clear();
+    workState.acked = QList<bool>(m_planner.chunkCount(), false);
+    workState.receipts = QList<QByteArray>(m_planner.chunkCount());
     m_acknowledged = 0;
     m_acknowledgedBytes = 0;
     for (const HeldChunk &chunk : held) {
         const int index = chunk.index;
-        if (index < 0 || index >= m_planner.chunkCount() || book.acked.at(index))
+        if (index < 0 || index >= m_planner.chunkCount() || workState.acked.at(index))
             continue;
-        book.acked[index] = true;
-        book.receipts[index] = chunk.receipt;
+        workState.acked[index] = true;
+        workState.receipts[index] = chunk.receipt;
         ++m_acknowledged;
         m_acknowledgedBytes += m_planner.chunk(index).length;
         if (!chunk.receipt.isEmpty())
-            book.heldToVerify.insert(index, chunk.receipt);
+            workState.heldToVerify.insert(index, chunk.receipt);
     }
     for (int index = 0; index < m_planner.chunkCount(); ++index) {
-        if (!book.acked.at(index))
-            book.pending.append(index);
+        if (!workState.acked.at(index))
+            workState.pending.append(index);
     }
 }
 
@@ -182,21 +182,22 @@ bool TransferJob::isReadyToCreate() const
 
 void TransferJob::setSourceChunkChecksums(qint64 chunkSize, const QList<QByteArray> &checksums)
 {
-    work().sourceHashSize = chunkSize;
-    work().sourceChecksums = checksums;
+    WorkState &workState = work();
+    workState.sourceHashSize = chunkSize;
+    workState.sourceChecksums = checksums;
 }
 
 QList<int> TransferJob::checkHeldChunks()
 {
-    WorkState &book = work();
-    Q_ASSERT(book.sourceHashSize == m_planner.chunkSize());
+    WorkState &workState = work();
+    Q_ASSERT(workState.sourceHashSize == m_planner.chunkSize());
     QList<int> differing;
-    for (auto it = book.heldToVerify.cbegin(); it != book.heldToVerify.cend(); ++it) {
+    for (auto it = workState.heldToVerify.cbegin(); it != workState.heldToVerify.cend(); ++it) {
         const int index = it.key();
-        if (index >= book.sourceChecksums.size() || book.sourceChecksums.at(index) != it.value())
+        if (index >= workState.sourceChecksums.size() || workState.sourceChecksums.at(index) != it.value())
             differing.append(index);
     }
-    book.heldToVerify.clear();
+    workState.heldToVerify.clear();
     std::sort(differing.begin(), differing.end());
     return differing;
 }

@@ -242,7 +242,7 @@ bool JournalModel::applyUpload(const QString &key, const QJsonObject &record)
     if (!setUpload(key, record.value(QLatin1String("id")).toString(),
                    record.value(QLatin1String("chunkSize")).toInteger()))
         return true;
-    UploadProgress &upload = *m_files.find(*packedKey(key))->upload;
+    UploadProgress &upload = *entryOf(key)->upload; // setUpload() made it
     // Compaction folds the acks into [first, last] ranges on the upload record.
     qint64 total = 0;
     for (const QJsonValue &range : record.value(QLatin1String("acked")).toArray()) {

@@ -101,8 +101,9 @@ int UploadRun::addNewFiles(const QList<SourceFile> &files, bool held)
         m_journalBatches.append(batchId);
         m_journalBatchOf.reserve(first + files.size());
         for (qsizetype i = 0; i < files.size(); ++i) {
-            if (const auto key = m_journal->addFile(batchId, files.at(i)))
-                setJournalEntry(first + int(i), int(m_journalBatches.size() - 1), *key, files.at(i));
+            // The key is keyFor() of the file: journalKeyOf() works it out again when needed.
+            if (m_journal->addFile(batchId, files.at(i)))
+                setJournalBatch(first + int(i), int(m_journalBatches.size() - 1));
         }
     }
     m_scheduler->addFiles(files);
@@ -125,28 +126,28 @@ int UploadRun::addResumedFiles(const QString &batchId, const QList<JournalFile> 
         const JournalFile &file = files.at(i);
         sources.append(file.source);
         known.append({file.uploadId, file.chunkSize, file.receipts});
-        setJournalEntry(first + int(i), int(m_journalBatches.size() - 1), file.key, file.source);
+        setJournalBatch(first + int(i), int(m_journalBatches.size() - 1));
+        if (file.key != ResumeJournal::keyFor(file.source))
+            m_recordedKeys.insert(first + int(i), file.key);
     }
     m_scheduler->addFiles(sources, known);
     return first;
 }
 
-void UploadRun::setJournalEntry(int job, int batch, const QString &key, const SourceFile &source)
+void UploadRun::setJournalBatch(int job, int batch)
 {
     if (m_journalBatchOf.size() <= job)
         m_journalBatchOf.resize(job + 1, -1);
     m_journalBatchOf[job] = batch;
-    if (key != ResumeJournal::keyFor(source))
-        m_recordedKeys.insert(job, key);
-    else
-        m_recordedKeys.remove(job);
 }
 
 QString UploadRun::journalKeyOf(int job) const
 {
     if (m_journalBatchOf.value(job, -1) < 0)
         return {};
-    return m_recordedKeys.value(job, ResumeJournal::keyFor(m_scheduler->job(job).source()));
+    const auto recorded = m_recordedKeys.constFind(job);
+    return recorded != m_recordedKeys.cend() ? *recorded
+                                             : ResumeJournal::keyFor(m_scheduler->job(job).source());
 }
 
 QString UploadRun::journalBatchOf(int job) const
@@ -331,8 +332,8 @@ void UploadRun::attachJournal()
 void UploadRun::retry(int job)
 {
     if (const QString batchId = journalBatchOf(job); m_journal && !batchId.isEmpty()) {
-        if (const auto key = m_journal->addFile(batchId, m_scheduler->job(job).source()))
-            setJournalEntry(job, m_journalBatchOf.at(job), *key, m_scheduler->job(job).source());
+        if (m_journal->addFile(batchId, m_scheduler->job(job).source()))
+            m_recordedKeys.remove(job); // added again under keyFor()'s key
     }
     m_scheduler->retryJob(job);
 }

@@ -101,7 +101,7 @@ private:
     // A job's journal key is ResumeJournal::keyFor() of its source, worked out when needed; a
     // resumed file whose recorded key is another keeps that one here.
     QHash<int, QString> m_recordedKeys;
-    void setJournalEntry(int job, int batch, const QString &key, const SourceFile &source);
+    void setJournalBatch(int job, int batch);
     QString journalKeyOf(int job) const;
     QString journalBatchOf(int job) const;
     bool m_started = false;

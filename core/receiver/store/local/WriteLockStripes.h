@@ -11,8 +11,7 @@ namespace multilane {
 // Why: buffered writes into one file take the inode's lock in the kernel, so concurrent chunk
 // writers of one upload never write in parallel anyway; but a waiter spins on the lock while
 // its owner runs (the kernel's optimistic spinning), and on a two-core machine that spinner
-// also slows the owner's copy. Waiting here sleeps instead. Measured on loopback, one 1 GiB
-// upload over three ports: the receiver's CPU fell from 2.4-3.2 to 2.2 seconds (docs/performance.md).
+// also slows the owner's copy. Waiting here sleeps instead (docs/performance.md, "Cost").
 // Stripes, not one mutex per id: nothing to create or forget, and two uploads share one only
 // by chance of their hash.
 class WriteLockStripes {
