@@ -212,6 +212,41 @@ private Q_SLOTS:
         QVERIFY(r.transport->count(QStringLiteral("/"), 0) <= 2);
     }
 
+    // The run sends before the endpoint checks answer. An endpoint still unchecked that refuses
+    // everything (it may be no receiver of ours) fails no file: its work goes to the other one,
+    // it gets nothing more, and nothing that would end a file goes to it meanwhile.
+    void anUncheckedEndpointsRefusalsFailNothing()
+    {
+        Rig r =
+            rig(2, [](const Sent &sent) { return FakeTransport::status(sent.endpoint() == 1 ? 409 : 200); });
+        r.pool->setUnchecked(1, true);
+        QVERIFY(runToEnd(*r.scheduler));
+        QCOMPARE(count(*r.scheduler, TransferState::Done), 3);
+        QVERIFY(r.transport->count(QStringLiteral("/"), 1) <= 2); // its two connections, once
+        QCOMPARE(r.transport->count(QStringLiteral("/whole/"), 1), 0);
+        QCOMPARE(r.transport->count(QStringLiteral("/complete/"), 1), 0);
+        QCOMPARE(r.scheduler->progress().bytesDone, r.scheduler->progress().bytesTotal);
+    }
+
+    // Its check then failing takes back what it still holds: here it never answers, and the
+    // requests it holds go elsewhere at once, not after their timeout.
+    void anEndpointFailingItsCheckGivesBackWhatItHolds()
+    {
+        Rig r = rig(2, [](const Sent &sent) {
+            Answer answer = FakeTransport::status(200);
+            answer.hang = sent.endpoint() == 1;
+            return answer;
+        });
+        r.pool->setUnchecked(1, true);
+        QSignalSpy finished(r.scheduler.get(), &TransferScheduler::finished);
+        r.scheduler->start();
+        QTRY_VERIFY(r.transport->count(QStringLiteral("/"), 1) > 0);
+        r.scheduler->excludeEndpoint(1, QStringLiteral("not a receiver"));
+        QVERIFY(finished.wait(20000));
+        QCOMPARE(count(*r.scheduler, TransferState::Done), 3);
+        QCOMPARE(r.transport->running(), 0);
+    }
+
     void everyEndpointRefusingFailsEverything()
     {
         Rig r = rig(2, [](const Sent &) { return FakeTransport::status(401); });

@@ -39,6 +39,10 @@ public:
     void setUp(int endpoint, bool up) { m_states[endpoint].up = up; }
     // Not checked yet: it gets nothing until it has answered its check (it is not counted down).
     void setPending(int endpoint, bool pending) { m_states[endpoint].pending = pending; }
+    // Sent to while its check is still out (the check costs a round trip nobody should wait
+    // for): a failure from it says nothing of the work until the check says what it is.
+    void setUnchecked(int endpoint, bool unchecked) { m_states[endpoint].unchecked = unchecked; }
+    bool isUnchecked(int endpoint) const { return m_states.at(endpoint).unchecked; }
     bool isUp(int endpoint) const { return m_states.at(endpoint).up; }
     int upCount() const;
     // The measured share (EndpointScorer), multiplied with the configured weight.
@@ -56,6 +60,7 @@ private:
         int busy = 0;
         bool up = true;
         bool pending = false;
+        bool unchecked = false;
         int score = 1;
         int allowed = DefaultAutomaticCap; // by the receiver, for an automatic cap
         QList<int> laneBusy;

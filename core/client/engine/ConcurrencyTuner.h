@@ -51,6 +51,8 @@ public:
     int level() const { return m_level; }
     Phase phase() const { return m_phase; }
     bool isSettled() const { return m_phase == Phase::Steady; }
+    // It has judged a window (or backed off on an error): what it does now rests on measurements.
+    bool hasJudged() const { return m_lastRate >= 0 || m_phase == Phase::Steady; }
     // Why this level, in words for the status bar and --json.
     QString reason() const { return m_reason; }
     // The goodput the current plateau was found at, bytes per second (0 before).

@@ -121,12 +121,12 @@ void TransferScheduler::capacityChanged(double rttMs)
     const int ceiling = std::min(m_pool.totalCapacity(), MaxConnections);
     if (m_options.tuneConnections) {
         m_options.connections = ceiling;
-        if (!m_started)
-            m_tuner = ConcurrencyTuner(tunerOptionsFor(m_pool, m_options, rttMs)); // nothing judged yet
-        m_tuner.setMaximum(ceiling);
-        m_tuner.setRoundTrip(rttMs);
         if (rttMs > 0)
             m_roundTripMs = rttMs;
+        if (!m_started || !m_tuner.hasJudged())
+            m_tuner = ConcurrencyTuner(tunerOptionsFor(m_pool, m_options, m_roundTripMs));
+        m_tuner.setMaximum(ceiling);
+        m_tuner.setRoundTrip(m_roundTripMs);
         m_connections = m_tuner.level();
     } else {
         m_connections = std::min(m_fixedConnections, ceiling);
@@ -217,12 +217,16 @@ void TransferScheduler::pump()
     m_pumping = true;
     openQueuedJobs();
     startChunkHashing();
+    int refusedLeases = 0;
     while (m_inFlight.size() < m_connections) {
         const std::optional<EndpointLease> lease = m_pool.acquire();
         if (!lease)
             break;
         if (!dispatchNext(*lease)) {
             m_pool.release(*lease);
+            // An endpoint whose check is out takes less than the others: one of them may take it.
+            if (m_pool.isUnchecked(lease->endpoint) && ++refusedLeases < m_pool.endpointCount())
+                continue;
             break;
         }
     }
@@ -341,8 +345,12 @@ void TransferScheduler::startChunkHashing()
 
 bool TransferScheduler::dispatchNext(const EndpointLease &lease)
 {
+    // An endpoint whose check is out may be no receiver of ours, and a success from it is no proof
+    // of a file stored: it gets only requests whose answers prove what they say (a create's
+    // upload, a chunk's receipt), none that would end a file.
+    const bool mayFinish = !m_pool.isUnchecked(lease.endpoint);
     // Finishing files first keeps the number of half-done files (and server state) small.
-    if (TransferJob *job = m_jobs.next([](const TransferJob &j) {
+    if (TransferJob *job = !mayFinish ? nullptr : m_jobs.next([](const TransferJob &j) {
             return j.state() == TransferState::Uploading && !j.requestInFlight && j.allChunksAcknowledged() &&
                    !j.sha256().isEmpty() && !j.waitingForHashToCompare && !j.hasUnverifiedHeldChunks();
         })) {
@@ -367,7 +375,7 @@ bool TransferScheduler::dispatchNext(const EndpointLease &lease)
     const bool pushData = mayPushData();
     if (m_options.filesInOrder) {
         // Within each kind of request, the earliest file that has one.
-        return (pushData && dispatchSingle(lease)) || (pushData && dispatchChunk(lease)) ||
+        return (pushData && mayFinish && dispatchSingle(lease)) || (pushData && dispatchChunk(lease)) ||
                dispatchCreate(lease);
     }
     // Throughput: creates first (a round trip that unlocks a file's chunks), then chunks, and
@@ -380,7 +388,7 @@ bool TransferScheduler::dispatchNext(const EndpointLease &lease)
         return true;
     if (!pushData)
         return false;
-    if (m_laterBatchTurn && dispatchSingle(lease, true)) {
+    if (m_laterBatchTurn && mayFinish && dispatchSingle(lease, true)) {
         m_laterBatchTurn = false;
         return true;
     }
@@ -388,7 +396,7 @@ bool TransferScheduler::dispatchNext(const EndpointLease &lease)
         m_laterBatchTurn = true;
         return true;
     }
-    return dispatchSingle(lease);
+    return mayFinish && dispatchSingle(lease);
 }
 
 bool TransferScheduler::dispatchCreate(const EndpointLease &lease)

@@ -31,11 +31,12 @@ public:
 
     // known: per file (same order; may be shorter), what an earlier run left of its upload.
     void addFiles(const QList<SourceFile> &files, const QList<KnownUpload> &known = {});
-    // Before start(): the endpoint failed its check in a way waiting cannot fix (wrong protocol,
-    // untrusted certificate, refused credentials): it gets nothing for the whole run.
+    // The endpoint failed its check in a way waiting cannot fix (wrong protocol, untrusted
+    // certificate, refused credentials): it gets nothing for the rest of the run, and what was
+    // sent to it before its check answered goes elsewhere.
     void excludeEndpoint(int endpoint, const QString &why);
-    // Before start(): the endpoint did not answer its check; it is out until the circuit
-    // breaker's re-checks find it back.
+    // The endpoint did not answer its check; it is out until the circuit breaker's re-checks find
+    // it back, and what was sent to it meanwhile goes elsewhere.
     void markUnreachable(int endpoint, const QString &why);
     // The OS says the network came back (ReachabilityHint): check the endpoints that are out now.
     void networkReachable() { m_monitor.networkReachable(); }
@@ -65,7 +66,8 @@ public:
     // share of the receivers' threads and of the path's queue.
     static constexpr int MaxConnections = 256;
     // The pool's capacities changed (the receivers said what they allow): a new ceiling for the
-    // tuner, or for a fixed count. rttMs: the round trip the check measured (0: not known).
+    // tuner, or for a fixed count. rttMs: the round trip the check measured (0: not known). Until
+    // the tuner has judged anything, it starts again from what is known now.
     void capacityChanged(double rttMs = 0);
     bool isSelfTuned() const { return m_options.tuneConnections; }
     // Before capacityChanged() and start(): TransferOptions::startLevel.
@@ -145,6 +147,9 @@ private:
     void refuseEndpoint(TransferJob &job, const InFlight &request, const ProtocolFailure &failure);
     // Work the request carried goes back where it came from (cancelled, or sent elsewhere).
     void putBack(TransferJob &job, const InFlight &request);
+    // A failure from an endpoint whose check has not answered yet is not the work's: the work goes
+    // back, unharmed, and the endpoint gets nothing more until its check says what it is.
+    bool waitForCheck(TransferJob &job, const InFlight &request);
     void onChunkHashed(int jobId, int chunk, const std::optional<QByteArray> &checksumHex);
     void onFileHashed(int jobId, const std::optional<FileDigest> &digest);
     // Compares the chunks the server already holds with the source once both are known.
@@ -153,7 +158,7 @@ private:
     // unanswered: no answer came at all (the endpoint's fault, not the file's): it uses up none of
     // the file's attempts and waits only the first retry's delay.
     void retryJobLater(TransferJob &job, const QString &what, bool unanswered = false);
-    void cancelRequests(int jobId); // -1: every job
+    void cancelRequests(int jobId, int endpoint = -1); // -1: every job, every endpoint
     void abortOnServer(const TransferJob &job);
     void onOnlineChanged(bool online);
     void failEverything(const QString &why);

@@ -88,6 +88,8 @@ void TransferScheduler::handleAnswer(TransferJob &job, InFlight &request, const 
     };
     if (request.kind == RequestKind::Chunk) {
         const Step<ChunkOutcome> step = protocol.readChunk(context, request.exchange, reply);
+        if (step.failure() && waitForCheck(job, request))
+            return;
         const ProtocolFailure *failure = settle(step);
         if (failure && failure->kind == FailureKind::BadCredentials)
             refuseEndpoint(job, request, *failure);
@@ -126,6 +128,8 @@ void TransferScheduler::handleAnswer(TransferJob &job, InFlight &request, const 
             asked.uploadId = job.known().uploadId;
         const Step<AttachOutcome> step = query ? protocol.readResumeQuery(asked, request.exchange, reply)
                                                : protocol.readFindOrCreate(asked, request.exchange, reply);
+        if (step.failure() && waitForCheck(job, request))
+            return;
         const ProtocolFailure *failure = settle(step);
         if (failure && query && failure->kind == FailureKind::Recreate && !isTerminal(job.state())) {
             // The server no longer has it (aborted, expired, completed): start a new one.
@@ -142,6 +146,8 @@ void TransferScheduler::handleAnswer(TransferJob &job, InFlight &request, const 
         const Step<FinishOutcome> step = request.kind == RequestKind::Complete
                                              ? protocol.readComplete(context, request.exchange, reply)
                                              : protocol.readWhole(context, request.exchange, reply);
+        if (step.failure() && waitForCheck(job, request))
+            return;
         if (const ProtocolFailure *failure = settle(step))
             fail(*failure);
         else if (const FinishOutcome *outcome = step.outcome(); outcome && !isTerminal(job.state()))
@@ -292,6 +298,7 @@ void TransferScheduler::putBack(TransferJob &job, const InFlight &request)
 void TransferScheduler::excludeEndpoint(int endpoint, const QString &why)
 {
     m_pool.setUp(endpoint, false);
+    cancelRequests(-1, endpoint);
     if (m_refusedEndpoints.contains(endpoint))
         return;
     m_refusedEndpoints.insert(endpoint);
@@ -301,6 +308,18 @@ void TransferScheduler::excludeEndpoint(int endpoint, const QString &why)
 void TransferScheduler::markUnreachable(int endpoint, const QString &why)
 {
     m_monitor.takeOut(endpoint, why);
+    cancelRequests(-1, endpoint);
+}
+
+bool TransferScheduler::waitForCheck(TransferJob &job, const InFlight &request)
+{
+    const int endpoint = request.lease.endpoint;
+    if (!m_pool.isUnchecked(endpoint))
+        return false;
+    m_pool.release(request.lease);
+    m_pool.setPending(endpoint, true);
+    putBack(job, request);
+    return true;
 }
 
 void TransferScheduler::refuseEndpoint(TransferJob &job, const InFlight &request,

@@ -67,11 +67,11 @@ void TransferScheduler::retryJob(int id)
     pump();
 }
 
-void TransferScheduler::cancelRequests(int jobId)
+void TransferScheduler::cancelRequests(int jobId, int endpoint)
 {
     QList<WireCall *> calls;
     for (auto it = m_inFlight.begin(); it != m_inFlight.end(); ++it) {
-        if (jobId < 0 || it->job == jobId) {
+        if ((jobId < 0 || it->job == jobId) && (endpoint < 0 || it->lease.endpoint == endpoint)) {
             it->cancelled = true;
             calls.append(it.key());
         }

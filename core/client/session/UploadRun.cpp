@@ -164,15 +164,27 @@ void UploadRun::start()
         Q_EMIT noUsableEndpoint(m_setupProblem);
         return;
     }
-    // The transfer starts with the first endpoint that answers its check; the others join as
-    // theirs come in, and credentials are checked meanwhile (a refused one is left out then, as
-    // the scheduler would leave it at its first refusal anyway).
+    // The transfer starts at once, beside the endpoint checks: waiting for them would cost every
+    // upload a round trip. Until an endpoint's check answers, a failure from it holds the work
+    // back instead of failing it (it may be no receiver of ours at all); a check that fails takes
+    // the endpoint out and sends what went there elsewhere. What the checks say of the receivers
+    // (connections allowed, the round trip) reaches the tuner before it has judged anything.
     for (int i = 0; i < m_pool->endpointCount(); ++i)
-        m_pool->setPending(i, true);
+        m_pool->setUnchecked(i, true);
     m_health = std::make_unique<HealthCheck>(m_plan.protocol);
     connect(m_health.get(), &HealthCheck::endpointHealthy, this, &UploadRun::onEndpointHealthy);
     connect(m_health.get(), &HealthCheck::finished, this, &UploadRun::onEndpointsChecked);
     m_health->check(m_plan.endpoints);
+    startFromRememberedLink();
+    m_scheduler->capacityChanged();
+    // On the next turn, as when it waited for a check: whoever started the run hears of it.
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+            if (!m_transferStarted)
+                startTransfer();
+        },
+        Qt::QueuedConnection);
 }
 
 void UploadRun::onEndpointHealthy(int endpoint)
@@ -181,14 +193,11 @@ void UploadRun::onEndpointHealthy(int endpoint)
     const HealthOutcome &said = m_health->outcomes().at(endpoint);
     if (said.connectionsPerClient > 0)
         m_pool->setAllowedByReceiver(endpoint, said.connectionsPerClient);
+    m_pool->setUnchecked(endpoint, false);
     m_pool->setPending(endpoint, false);
-    if (!m_transferStarted) {
+    if (m_checkRttMs <= 0)
         m_checkRttMs = said.rttMs;
-        startFromRememberedLink();
-    }
     m_scheduler->capacityChanged(said.rttMs);
-    if (!m_transferStarted)
-        startTransfer();
 }
 
 void UploadRun::onEndpointsChecked(const QList<std::optional<QString>> &problems)
@@ -214,18 +223,12 @@ void UploadRun::onEndpointsChecked(const QList<std::optional<QString>> &problems
     }
     if (rttMs > 0)
         m_checkRttMs = rttMs;
-    if (!m_transferStarted)
-        startFromRememberedLink();
     m_scheduler->capacityChanged(rttMs);
     Q_EMIT endpointsChecked(usable, int(problems.size()));
     if (usable == 0 && m_plan.unreachableAtStart == UploadPlan::Unreachable::Exclude) {
-        if (m_transferStarted)
-            m_scheduler->pause(); // what reached a refusing endpoint has failed back already
+        m_scheduler->pause(); // what went to an endpoint before its check answered is back already
         Q_EMIT noUsableEndpoint(QStringLiteral("no endpoint is usable, nothing was sent"));
-        return;
     }
-    if (!m_transferStarted)
-        startTransfer(); // waiting for endpoints that do not answer yet
 }
 
 void UploadRun::startFromRememberedLink()
