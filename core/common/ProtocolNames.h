@@ -34,5 +34,7 @@ inline constexpr char HealthLimits[] = "limits";
 // How many connections one client may open to this port (a client that tunes its connection
 // count stays at or below it).
 inline constexpr char HealthConnectionsPerClient[] = "connectionsPerClient";
+// What a receiver with its default settings announces there.
+inline constexpr int DefaultConnectionsPerClient = 64;
 
 } // namespace multilane::Protocol

@@ -8,6 +8,7 @@
 #include "TestFiles.h"
 #include "TransferScheduler.h"
 
+#include <QFile>
 #include <QFileInfo>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -23,6 +24,7 @@ class TestSchedulerInProcess : public QObject {
 
     QTemporaryDir m_dir;
     QList<SourceFile> m_files;
+    bool m_finishNamesSha256 = false; // of the rig's protocol
 
     // A scheduler over `endpoints` fake endpoints, talking through `transport` (kept by the test).
     struct Rig {
@@ -44,7 +46,7 @@ class TestSchedulerInProcess : public QObject {
         auto transport = std::make_unique<FakeTransport>(std::move(script));
         rig.transport = transport.get();
         TransferServices services;
-        services.protocol = std::make_shared<FakeProtocol>();
+        services.protocol = std::make_shared<FakeProtocol>(m_finishNamesSha256);
         services.transport = std::move(transport);
         services.random = [](quint32) { return 0u; };
         options.connections = rig.pool->totalCapacity();
@@ -228,6 +230,35 @@ private Q_SLOTS:
         QCOMPARE(r.scheduler->progress().bytesDone, r.scheduler->progress().bytesTotal);
     }
 
+    // Where a finish names the stored file's SHA-256, an unchecked endpoint may end files: one
+    // that names the file's own proves itself, one that names another proves nothing (the file
+    // goes again, to an endpoint that passed its check) and holds the endpoint.
+    void anUncheckedEndpointEndsOnlyWhatItProves()
+    {
+        m_finishNamesSha256 = true;
+        Rig r = rig(2, [](const Sent &sent) {
+            Answer answer = FakeTransport::status(200);
+            if (sent.endpoint() == 1 && sent.path.startsWith(QStringLiteral("/whole/")))
+                answer.body = "another file's";
+            return answer;
+        });
+        m_finishNamesSha256 = false;
+        r.pool->setUnchecked(1, true);
+        r.pool->setPending(0, true); // its check is out: nothing goes there yet
+        QSignalSpy finished(r.scheduler.get(), &TransferScheduler::finished);
+        r.scheduler->start();
+        QTRY_COMPARE(r.transport->count(QStringLiteral("/whole/"), 1), 1);
+        QTRY_COMPARE(r.transport->running(), 0);
+        QVERIFY(r.scheduler->job(2).state() != TransferState::Done);
+        QVERIFY(finished.isEmpty());
+        r.pool->setPending(0, false);
+        r.scheduler->capacityChanged();
+        QVERIFY(finished.wait(20000));
+        QCOMPARE(count(*r.scheduler, TransferState::Done), 3);
+        QCOMPARE(r.transport->count(QStringLiteral("/whole/"), 0), 1);
+        QCOMPARE(r.transport->count(QStringLiteral("/whole/"), 1), 1);
+    }
+
     // Its check then failing takes back what it still holds: here it never answers, and the
     // requests it holds go elsewhere at once, not after their timeout.
     void anEndpointFailingItsCheckGivesBackWhatItHolds()
@@ -245,6 +276,41 @@ private Q_SLOTS:
         QVERIFY(finished.wait(20000));
         QCOMPARE(count(*r.scheduler, TransferState::Done), 3);
         QCOMPARE(r.transport->running(), 0);
+    }
+
+    // A file created before the checks have answered is cut for the path it may be, with
+    // receivers that allow what they do by default (64 each), not for a LAN's few connections:
+    // chunks for 12 spread over 128 would leave most idle for a chunk's time at the file's end.
+    void chunksAreCutForThePathUntilTheCheckSaysLan()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("sparse"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly) && file.resize(qint64(1) << 30));
+        file.close();
+        const SourceFile big{path, QStringLiteral("sparse"), qint64(1) << 30,
+                             QFileInfo(path).lastModified().toMSecsSinceEpoch()};
+        const auto chunkFor = [&big](double rttMs) {
+            QList<Endpoint> list(2);
+            for (int i = 0; i < 2; ++i)
+                list[i].url = QUrl(QStringLiteral("fake://e%1").arg(i)); // automatic caps
+            EndpointPool pool(list);
+            for (int i = 0; i < 2 && rttMs > 0; ++i)
+                pool.setAllowedByReceiver(i, 64); // the checks answered
+            TransferServices services;
+            services.protocol = std::make_shared<FakeProtocol>();
+            services.transport = std::make_unique<FakeTransport>();
+            TransferOptions options;
+            options.tuneConnections = true;
+            options.spreadFilesOverConnections = true;
+            options.chunkSize = qint64(64) << 20;
+            TransferScheduler scheduler(pool, options, std::move(services));
+            scheduler.capacityChanged(rttMs);
+            scheduler.addFiles({big});
+            return scheduler.job(0).planner().chunkSize();
+        };
+        QCOMPARE(chunkFor(0), qint64(1) << 20);   // 1 GiB / (8 x 128): not measured yet
+        QCOMPARE(chunkFor(40), qint64(1) << 20);  // a path with a round trip
+        QCOMPARE(chunkFor(0.5), qint64(8) << 20); // 1 GiB / (8 x 12), rounded down: a LAN
     }
 
     void everyEndpointRefusingFailsEverything()

@@ -1,5 +1,7 @@
 #include "EndpointPool.h"
 
+#include "ProtocolNames.h"
+
 namespace multilane {
 
 static int lanesFor(int connections)
@@ -27,6 +29,7 @@ void EndpointPool::setAllowedByReceiver(int endpoint, int connections)
 {
     State &state = m_states[endpoint];
     state.allowed = std::max(1, connections);
+    state.receiverSaid = true;
     // Lanes only grow: one in use keeps its count until released.
     const int lanes = lanesFor(capacity(endpoint));
     while (state.laneBusy.size() < lanes)
@@ -38,6 +41,17 @@ int EndpointPool::totalCapacity() const
     int total = 0;
     for (int i = 0; i < m_states.size(); ++i)
         total += capacity(i);
+    return total;
+}
+
+int EndpointPool::expectedCapacity() const
+{
+    int total = 0;
+    for (int i = 0; i < m_states.size(); ++i) {
+        const State &state = m_states.at(i);
+        const bool automatic = state.endpoint.maxConnections <= 0;
+        total += automatic && !state.receiverSaid ? Protocol::DefaultConnectionsPerClient : capacity(i);
+    }
     return total;
 }
 

@@ -48,6 +48,9 @@ public:
     // The measured share (EndpointScorer), multiplied with the configured weight.
     void setScore(int endpoint, int score) { m_states[endpoint].score = std::max(1, score); }
     int totalCapacity() const;
+    // What totalCapacity() will be once every receiver has said what it allows, as far as can be
+    // told now: one that has not said yet is taken to allow what a receiver does by default.
+    int expectedCapacity() const;
 
     // nullopt when every endpoint that is up is at its cap.
     std::optional<EndpointLease> acquire();
@@ -63,6 +66,7 @@ private:
         bool unchecked = false;
         int score = 1;
         int allowed = DefaultAutomaticCap; // by the receiver, for an automatic cap
+        bool receiverSaid = false;
         QList<int> laneBusy;
     };
     QList<State> m_states;

@@ -270,7 +270,13 @@ int TransferScheduler::expectedConnections() const
         return std::min(m_options.startLevel, m_options.connections);
     // Still searching. Across a LAN a few connections fill the link; across a path with a round
     // trip, per-connection limits (a window, a shaper) may call for all the receivers allow.
+    // Before the checks have answered, it may be such a path, with receivers that allow what
+    // they do by default: chunks cut for fewer connections than it gets would leave most of them
+    // idle at a file's end, for one chunk's time at a connection's cap, while chunks cut for
+    // more cost a LAN only a few more requests.
     constexpr double LanRttMs = 2;
+    if (m_roundTripMs <= 0)
+        return std::min(m_pool.expectedCapacity(), MaxConnections);
     return m_roundTripMs >= LanRttMs ? m_options.connections : std::min(m_options.connections, 12);
 }
 
@@ -347,8 +353,10 @@ bool TransferScheduler::dispatchNext(const EndpointLease &lease)
 {
     // An endpoint whose check is out may be no receiver of ours, and a success from it is no proof
     // of a file stored: it gets only requests whose answers prove what they say (a create's
-    // upload, a chunk's receipt), none that would end a file.
-    const bool mayFinish = !m_pool.isUnchecked(lease.endpoint);
+    // upload, a chunk's receipt, a finish that names the file's SHA-256), none other that would
+    // end a file.
+    const bool mayFinish =
+        !m_pool.isUnchecked(lease.endpoint) || m_services.protocol->capabilities().finishNamesSha256;
     // Finishing files first keeps the number of half-done files (and server state) small.
     if (TransferJob *job = !mayFinish ? nullptr : m_jobs.next([](const TransferJob &j) {
             return j.state() == TransferState::Uploading && !j.requestInFlight && j.allChunksAcknowledged() &&

@@ -146,7 +146,10 @@ void TransferScheduler::handleAnswer(TransferJob &job, InFlight &request, const 
         const Step<FinishOutcome> step = request.kind == RequestKind::Complete
                                              ? protocol.readComplete(context, request.exchange, reply)
                                              : protocol.readWhole(context, request.exchange, reply);
-        if (step.failure() && waitForCheck(job, request))
+        // From an endpoint still unchecked, a success counts only when it names the file's SHA-256.
+        const FinishOutcome *finished = step.outcome();
+        const bool unproven = finished && finished->sha256Hex.compare(job.sha256(), Qt::CaseInsensitive) != 0;
+        if ((step.failure() || unproven) && waitForCheck(job, request))
             return;
         if (const ProtocolFailure *failure = settle(step))
             fail(*failure);

@@ -32,6 +32,9 @@ struct ProtocolCapabilities {
     // metadata fixed at create, and finds an identical object by it. 0: nothing waits (ours
     // takes the hash at complete).
     qint64 sha256BeforeCreateUpTo = 0;
+    // A whole file's or a complete's answer names the SHA-256 of what the server stored: a
+    // success that names the file's own proves the server is one that stored it.
+    bool finishNamesSha256 = false;
 };
 
 // One file's upload as a protocol needs to see it for any of its requests.

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "ProtocolNames.h"
+
 #include <QtGlobal>
 
 namespace multilane {
@@ -12,7 +14,7 @@ struct ReceiverLimits {
     qint64 maxUnfinished = 1000;             // --max-unfinished, per token folder
     // Connections one client may open to one port, as GET /v1/health announces it to clients that
     // tune themselves (--client-connections; the daemon derives it from --max-connections).
-    int connectionsPerClient = 64;
+    int connectionsPerClient = Protocol::DefaultConnectionsPerClient;
     // Requests whose header fields exceed either limit get 431. httplib has already read them
     // by then (docs/admin.md says how far it reads); these bound what reaches the service.
     qint64 maxHeaderBytes = 64 * 1024;

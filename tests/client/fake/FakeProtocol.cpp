@@ -15,10 +15,11 @@ Exchange request(const Endpoint &endpoint, const QByteArray &method, const QStri
 
 } // namespace
 
-FakeProtocol::FakeProtocol()
+FakeProtocol::FakeProtocol(bool finishNamesSha256)
 {
     m_capabilities.name = QStringLiteral("fake");
     m_capabilities.chunkChecksum = ChunkChecksumKind::Xxh3;
+    m_capabilities.finishNamesSha256 = finishNamesSha256;
 }
 
 std::optional<ProtocolFailure> FakeProtocol::failureOf(const WireReply &reply)
@@ -135,7 +136,8 @@ Step<FinishOutcome> FakeProtocol::readComplete(const UploadContext &upload, cons
 {
     if (auto failure = failureOf(reply))
         return *failure;
-    return FinishOutcome{false, upload.source.destinationPath, upload.sha256Hex};
+    return FinishOutcome{false, upload.source.destinationPath,
+                         reply.body.isEmpty() ? upload.sha256Hex : reply.body};
 }
 
 Exchange FakeProtocol::sendWhole(const UploadContext &upload) const
@@ -151,7 +153,8 @@ Step<FinishOutcome> FakeProtocol::readWhole(const UploadContext &upload, const E
 {
     if (auto failure = failureOf(reply))
         return *failure;
-    return FinishOutcome{false, upload.source.destinationPath, upload.sha256Hex};
+    return FinishOutcome{false, upload.source.destinationPath,
+                         reply.body.isEmpty() ? upload.sha256Hex : reply.body};
 }
 
 Exchange FakeProtocol::abort(const UploadContext &upload) const
