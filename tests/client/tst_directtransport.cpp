@@ -223,6 +223,41 @@ private Q_SLOTS:
         QCOMPARE(server.connections, 2);
     }
 
+    // Connections opened ahead of the requests (their handshakes beside a create's round trip)
+    // carry the requests that come: no further connection is opened for them, and asking again
+    // opens none beyond the number asked for.
+    void warmedConnectionsCarryTheRequestsToCome()
+    {
+        ScriptedServer server([](int, const QByteArray &) { return ScriptedServer::Answer{okJson()}; });
+        DirectTransport transport({endpointAt(server.url())}, 10000);
+        transport.warmUp(0, server.url(), 3);
+        QTRY_COMPARE(server.connections, 3);
+        QCOMPARE(transport.openConnections(), 3);
+        transport.warmUp(0, server.url(), 3);
+        QCOMPARE(transport.openConnections(), 3);
+        QList<WireCall *> calls;
+        for (int i = 0; i < 3; ++i)
+            calls.append(transport.send({0, 0}, get(server.url())));
+        for (WireCall *call : calls) {
+            QSignalSpy finished(call, &WireCall::finished);
+            QVERIFY(call->reply().isSuccess() || finished.wait(20000));
+            QVERIFY(call->reply().isSuccess());
+            delete call;
+        }
+        QCOMPARE(server.requests, 3);
+        QCOMPARE(server.connections, 3);
+    }
+
+    // A request for a connection still opening waits for it rather than opening another.
+    void aRequestTakesAConnectionStillOpening()
+    {
+        ScriptedServer server([](int, const QByteArray &) { return ScriptedServer::Answer{okJson()}; });
+        DirectTransport transport({endpointAt(server.url())}, 10000);
+        transport.warmUp(0, server.url(), 1);
+        QVERIFY(exchange(transport, get(server.url())).isSuccess());
+        QCOMPARE(server.connections, 1);
+    }
+
     void staleKeptAliveConnectionIsRetriedOnce()
     {
         // The server closes the kept-alive connection as the second request arrives, without a

@@ -214,6 +214,21 @@ private Q_SLOTS:
         QVERIFY(r.transport->count(QStringLiteral("/"), 0) <= 2);
     }
 
+    // While a create is on its way, the connections its chunks will take are opened, each
+    // endpoint its share of the level; none once there is nothing to attach.
+    void connectionsOpenWhileACreateIsOnItsWay()
+    {
+        Rig r = rig(2, [](const Sent &sent) {
+            Answer answer = FakeTransport::status(200);
+            answer.hang = sent.path.startsWith(QStringLiteral("/create/"));
+            return answer;
+        });
+        r.scheduler->start();
+        QTRY_COMPARE(r.transport->count(QStringLiteral("/create/")), 2);
+        QCOMPARE(r.transport->warmed(0), 2);
+        QCOMPARE(r.transport->warmed(1), 2);
+    }
+
     // The run sends before the endpoint checks answer. An endpoint still unchecked that refuses
     // everything (it may be no receiver of ours) fails no file: its work goes to the other one,
     // it gets nothing more, and nothing that would end a file goes to it meanwhile.

@@ -44,6 +44,12 @@ public:
     void setUnchecked(int endpoint, bool unchecked) { m_states[endpoint].unchecked = unchecked; }
     bool isUnchecked(int endpoint) const { return m_states.at(endpoint).unchecked; }
     bool isUp(int endpoint) const { return m_states.at(endpoint).up; }
+    // Up, and not waiting for its check: acquire() may hand it out.
+    bool takesRequests(int endpoint) const
+    {
+        const State &state = m_states.at(endpoint);
+        return state.up && !state.pending;
+    }
     int upCount() const;
     // The measured share (EndpointScorer), multiplied with the configured weight.
     void setScore(int endpoint, int score) { m_states[endpoint].score = std::max(1, score); }

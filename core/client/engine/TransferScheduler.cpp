@@ -230,6 +230,7 @@ void TransferScheduler::pump()
             break;
         }
     }
+    warmUpForChunksToCome();
     startChunkHashing();
     m_pumping = false;
 
@@ -346,6 +347,34 @@ void TransferScheduler::startChunkHashing()
                                      range.length);
         ++m_chunksHashing;
         ++readyOrHashing;
+    }
+}
+
+void TransferScheduler::warmUpForChunksToCome()
+{
+    // A file's chunks wait for its create's answer, a round trip; the connections they will take
+    // open meanwhile instead of after it (a handshake each, more over TLS). As many as those
+    // chunks can use: a connection opened for nothing costs the receiver a handshake.
+    const int spare = m_connections - int(m_inFlight.size());
+    if (spare <= 0 || m_paused)
+        return;
+    int chunksToCome = 0;
+    for (const InFlight &request : std::as_const(m_inFlight)) {
+        if (request.kind == RequestKind::Create || request.kind == RequestKind::Query)
+            chunksToCome += m_jobs.job(request.job).planner().chunkCount();
+    }
+    if (chunksToCome == 0)
+        return;
+    const int wanted = int(m_inFlight.size()) + std::min(spare, chunksToCome);
+    int totalWeight = 0;
+    for (int endpoint = 0; endpoint < m_pool.endpointCount(); ++endpoint)
+        totalWeight += m_pool.takesRequests(endpoint) ? m_pool.endpoint(endpoint).weight : 0;
+    for (int endpoint = 0; endpoint < m_pool.endpointCount() && totalWeight > 0; ++endpoint) {
+        if (!m_pool.takesRequests(endpoint))
+            continue;
+        const int share = (wanted * m_pool.endpoint(endpoint).weight + totalWeight - 1) / totalWeight;
+        m_services.transport->warmUp(endpoint, m_services.protocol->uploadOrigin(m_pool.endpoint(endpoint)),
+                                     std::min(share, m_pool.capacity(endpoint)));
     }
 }
 

@@ -114,6 +114,7 @@ private:
     };
 
     void pump();
+    void warmUpForChunksToCome();
     void openQueuedJobs();
     void startChunkHashing();
     bool dispatchNext(const EndpointLease &lease);

@@ -71,6 +71,9 @@ public:
 
     // Is the endpoint there, and what does it say of itself? (The circuit breaker's re-check.)
     virtual Exchange health(const Endpoint &endpoint) const = 0;
+    // Where an upload's requests to this endpoint go (scheme, host, port), so connections can be
+    // opened for them before they are sent.
+    virtual QUrl uploadOrigin(const Endpoint &endpoint) const { return endpoint.url; }
     virtual Step<HealthOutcome> readHealth(const Endpoint &endpoint, const Exchange &sent,
                                            const WireReply &reply) const = 0;
     // Does a healthy endpoint take our credentials? Asked once before an upload, so a wrong

@@ -61,19 +61,51 @@ DirectConnection *ConnectionPool::idleFor(const QString &key)
     return idle->takeLast();
 }
 
+DirectConnection *ConnectionPool::warmingFor(const QString &key)
+{
+    auto warming = m_warming.find(key);
+    if (warming == m_warming.end() || warming->isEmpty())
+        return nullptr;
+    return warming->takeFirst(); // the longest on its way
+}
+
+void ConnectionPool::warmUp(const Endpoint &endpoint, const QString &key, const QUrl &url, int connections)
+{
+    int open = 0;
+    for (auto it = m_keys.cbegin(); it != m_keys.cend(); ++it)
+        open += it.value() == key ? 1 : 0;
+    for (; open < connections; ++open) {
+        DirectConnection *connection = this->open(endpoint, key, url);
+        m_warming[key].append(connection);
+        connect(connection, &DirectConnection::warmed, this, [this, connection] { onWarmed(connection); });
+        connection->warm();
+    }
+}
+
+void ConnectionPool::onWarmed(DirectConnection *connection)
+{
+    const QString key = m_keys.value(connection);
+    if (m_warming[key].removeOne(connection))
+        m_idle[key].append(connection);
+}
+
 DirectConnection *ConnectionPool::open(const DirectCall &call)
 {
-    const QUrl &url = call.url();
+    return open(call.endpoint(), keyOf(call), call.url());
+}
+
+DirectConnection *ConnectionPool::open(const Endpoint &endpoint, const QString &key, const QUrl &url)
+{
     const bool tls = url.scheme() == QLatin1String("https");
     std::unique_ptr<ByteChannel> channel;
     if (tls)
-        channel = std::make_unique<TlsChannel>(call.endpoint(), m_sessionTickets.value(call.origin()));
+        channel = std::make_unique<TlsChannel>(endpoint, m_sessionTickets.value(key));
     else
         channel = std::make_unique<TcpChannel>();
     auto *connection =
         new DirectConnection(std::move(channel), url.host(), quint16(url.port(tls ? 443 : 80)), this);
     m_connections.insert(connection);
-    m_keys.insert(connection, keyOf(call));
+    m_keys.insert(connection, key);
     // The pool hears of an ending before the call does (connected first), so a call that
     // sends again from its finished() finds the connection back among the idle ones.
     connect(connection, &DirectConnection::finished, this,
@@ -91,6 +123,8 @@ DirectConnection *ConnectionPool::open(const DirectCall &call)
 void ConnectionPool::begin(DirectCall *call, bool fresh)
 {
     DirectConnection *connection = fresh ? nullptr : idleFor(keyOf(*call));
+    if (!connection && !fresh)
+        connection = warmingFor(keyOf(*call));
     if (!connection)
         connection = open(*call);
     m_running.insert(connection, call);
@@ -136,11 +170,13 @@ void ConnectionPool::retire(DirectConnection *connection)
     }
     m_ackedAtSample.remove(connection);
     const QString key = m_keys.take(connection);
-    auto idle = m_idle.find(key);
-    if (idle != m_idle.end()) {
-        idle->removeOne(connection);
-        if (idle->isEmpty())
-            m_idle.erase(idle);
+    for (QHash<QString, QList<DirectConnection *>> *lists : {&m_idle, &m_warming}) {
+        auto list = lists->find(key);
+        if (list != lists->end()) {
+            list->removeOne(connection);
+            if (list->isEmpty())
+                lists->erase(list);
+        }
     }
     connection->disconnect(this);
     connection->deleteLater(); // we may be inside one of its signals
@@ -170,10 +206,12 @@ void ConnectionPool::forget(DirectCall *call)
 
 void ConnectionPool::closeIdle()
 {
-    const auto idle = std::exchange(m_idle, {});
-    for (const QList<DirectConnection *> &connections : idle) {
-        for (DirectConnection *connection : connections)
-            retire(connection);
+    for (QHash<QString, QList<DirectConnection *>> *lists : {&m_idle, &m_warming}) {
+        const auto unused = std::exchange(*lists, {});
+        for (const QList<DirectConnection *> &connections : unused) {
+            for (DirectConnection *connection : connections)
+                retire(connection);
+        }
     }
 }
 

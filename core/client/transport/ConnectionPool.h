@@ -33,6 +33,9 @@ public:
     // A call is going away unfinished: its connection (if any) is closed, nothing is emitted.
     void forget(DirectCall *call);
     void closeIdle();
+    // Opens connections to `url` (under `key`, as a call's origin) until this many are open or
+    // opening; a call for that origin takes one of them when none is idle.
+    void warmUp(const Endpoint &endpoint, const QString &key, const QUrl &url, int connections);
     WireTransport::Delivery delivery();
     int openConnections() const { return int(m_connections.size()); }
 
@@ -41,6 +44,9 @@ private:
     void begin(DirectCall *call, bool fresh);
     DirectConnection *idleFor(const QString &key);
     DirectConnection *open(const DirectCall &call);
+    DirectConnection *open(const Endpoint &endpoint, const QString &key, const QUrl &url);
+    DirectConnection *warmingFor(const QString &key);
+    void onWarmed(DirectConnection *connection);
     void onFinished(DirectConnection *connection, const WireReply &reply, bool retryable);
     void retire(DirectConnection *connection);
     void count(const DirectConnection *connection, const TcpInfo::Reading &reading, double *rttSum,
@@ -51,6 +57,7 @@ private:
     bool m_startPosted = false;
     QSet<DirectConnection *> m_connections;
     QHash<QString, QList<DirectConnection *>> m_idle;
+    QHash<QString, QList<DirectConnection *>> m_warming; // opened for calls still to come
     QHash<DirectConnection *, DirectCall *> m_running;
     QHash<DirectConnection *, QString> m_keys;
     QHash<QString, QByteArray> m_sessionTickets; // by origin, for TLS resumption

@@ -33,8 +33,17 @@ DirectConnection::~DirectConnection()
     m_channel->close();
 }
 
+void DirectConnection::warm()
+{
+    if (m_state != State::New)
+        return;
+    m_state = State::Connecting;
+    m_channel->open(m_host, m_port);
+}
+
 void DirectConnection::start(const OutgoingRequest &request)
 {
+    m_hasRequest = true;
     m_request = request;
     m_headSent = 0;
     m_fileSent = 0;
@@ -49,6 +58,8 @@ void DirectConnection::start(const OutgoingRequest &request)
         m_channel->open(m_host, m_port);
         return;
     }
+    if (m_state == State::Connecting)
+        return; // warming: it goes once the channel is ready
     m_state = State::Busy;
     pushRequest();
 }
@@ -57,6 +68,13 @@ void DirectConnection::onReady()
 {
     if (m_state != State::Connecting)
         return;
+    if (!m_hasRequest) {
+        // Open before its first request as a kept-alive one is: the same retry rule holds.
+        m_exchanges = 1;
+        m_state = State::Idle;
+        Q_EMIT warmed();
+        return;
+    }
     touch();
     m_state = State::Busy;
     pushRequest();
@@ -234,6 +252,7 @@ void DirectConnection::endExchange(WireReply reply, bool keepOpen, bool retryabl
     m_watchdog.stop();
     m_parser.reset();
     m_request = {};
+    m_hasRequest = false;
     if (keepOpen) {
         m_state = State::Idle;
     } else {

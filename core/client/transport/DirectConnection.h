@@ -38,6 +38,9 @@ public:
                      QObject *parent = nullptr);
     ~DirectConnection() override;
 
+    // Opens the channel with no request yet: warmed() once it is ready (an Idle connection),
+    // finished() with no answer if it fails. A request started meanwhile goes once it is ready.
+    void warm();
     void start(const OutgoingRequest &request);
     // Ends the exchange at once: finished() with no answer, the connection closed.
     void abort(const QString &why);
@@ -49,6 +52,7 @@ public:
     ByteChannel &channel() { return *m_channel; }
 
 Q_SIGNALS:
+    void warmed();
     void bytesSent(qint64 total); // of the body
     // The exchange ended; reply says how. retryable: a reused connection ended before any byte
     // of an answer came (the server closed it while it was idle), so sending again on a new
@@ -79,6 +83,7 @@ private:
     qint64 m_headSent = 0; // of headAndBody
     qint64 m_fileSent = 0;
     bool m_sendingDone = false;
+    bool m_hasRequest = false; // started, not yet ended (a warming connection has none)
     std::unique_ptr<HttpResponseParser> m_parser;
     std::optional<TcpInfo::Reading> m_readingAtClose;
     QElapsedTimer m_sinceProgress;

@@ -77,6 +77,11 @@ void DirectTransport::closeIdleConnections()
     m_pool->closeIdle();
 }
 
+void DirectTransport::warmUp(int endpoint, const QUrl &origin, int connections)
+{
+    m_pool->warmUp(m_endpoints.at(endpoint), originOf(origin, endpoint), origin, connections);
+}
+
 WireTransport::Delivery DirectTransport::delivery()
 {
     return m_pool->delivery();

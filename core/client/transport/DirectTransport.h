@@ -26,6 +26,7 @@ public:
 
     WireCall *send(const EndpointLease &lease, const WireRequest &request) override;
     void closeIdleConnections() override;
+    void warmUp(int endpoint, const QUrl &origin, int connections) override;
     Delivery delivery() override;
     int openConnections() const;
 

@@ -42,6 +42,15 @@ public:
     virtual Delivery delivery() { return {}; }
     // Closes kept-alive connections that carry nothing now (a paused transfer holds none).
     virtual void closeIdleConnections() = 0;
+    // Opens connections to the endpoint's origin until this many are open or opening, for
+    // requests about to come: their handshakes (TCP's, TLS's) then run while the requests they
+    // wait for are answered. A transport that cannot does nothing.
+    virtual void warmUp(int endpoint, const QUrl &origin, int connections)
+    {
+        Q_UNUSED(endpoint);
+        Q_UNUSED(origin);
+        Q_UNUSED(connections);
+    }
 };
 
 } // namespace multilane

@@ -2,6 +2,7 @@
 
 #include "WireTransport.h"
 
+#include <QHash>
 #include <QList>
 #include <functional>
 
@@ -36,6 +37,12 @@ public:
     void setScript(Script script) { m_script = std::move(script); }
     WireCall *send(const EndpointLease &lease, const WireRequest &request) override;
     void closeIdleConnections() override { ++m_idleClosures; }
+    // Records the most connections asked to be open per endpoint.
+    void warmUp(int endpoint, const QUrl &, int connections) override
+    {
+        m_warmed[endpoint] = std::max(m_warmed.value(endpoint), connections);
+    }
+    int warmed(int endpoint) const { return m_warmed.value(endpoint); }
 
     const QList<Sent> &sent() const { return m_sent; }
     int count(const QString &pathPrefix, int endpoint = -1) const;
@@ -46,6 +53,7 @@ private:
     Script m_script;
     QList<Sent> m_sent;
     int m_idleClosures = 0;
+    QHash<int, int> m_warmed;
     int m_running = 0;
 };
 

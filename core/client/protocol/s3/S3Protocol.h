@@ -34,6 +34,7 @@ public:
     const S3Target &target() const { return m_requests.target(); }
 
     Exchange health(const Endpoint &endpoint) const override;
+    QUrl uploadOrigin(const Endpoint &endpoint) const override { return target().bucketUrl(endpoint.url); }
     Step<HealthOutcome> readHealth(const Endpoint &endpoint, const Exchange &sent,
                                    const WireReply &reply) const override;
     Exchange credentialsCheck(const Endpoint &endpoint) const override;
