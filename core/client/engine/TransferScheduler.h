@@ -38,6 +38,9 @@ public:
     // The endpoint did not answer its check; it is out until the circuit breaker's re-checks find
     // it back, and what was sent to it meanwhile goes elsewhere.
     void markUnreachable(int endpoint, const QString &why);
+    // The endpoint's check is slow to answer: it gets nothing more until it does (the run lifts
+    // the hold), and what it holds goes elsewhere.
+    void holdUntilChecked(int endpoint);
     // The OS says the network came back (ReachabilityHint): check the endpoints that are out now.
     void networkReachable() { m_monitor.networkReachable(); }
     // The link was measured again (the network changed under the upload): files not started yet

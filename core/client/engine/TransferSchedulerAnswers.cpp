@@ -314,6 +314,12 @@ void TransferScheduler::markUnreachable(int endpoint, const QString &why)
     cancelRequests(-1, endpoint);
 }
 
+void TransferScheduler::holdUntilChecked(int endpoint)
+{
+    m_pool.setPending(endpoint, true);
+    cancelRequests(-1, endpoint);
+}
+
 bool TransferScheduler::waitForCheck(TransferJob &job, const InFlight &request)
 {
     const int endpoint = request.lease.endpoint;

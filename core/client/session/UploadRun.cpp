@@ -13,6 +13,7 @@
 #include "TransferScheduler.h"
 
 #include <QDateTime>
+#include <algorithm>
 
 namespace multilane {
 
@@ -171,6 +172,8 @@ void UploadRun::start()
     // (connections allowed, the round trip) reaches the tuner before it has judged anything.
     for (int i = 0; i < m_pool->endpointCount(); ++i)
         m_pool->setUnchecked(i, true);
+    m_uncheckedGrace.setSingleShot(true);
+    connect(&m_uncheckedGrace, &QTimer::timeout, this, &UploadRun::holdUncheckedEndpoints);
     m_health = std::make_unique<HealthCheck>(m_plan.protocol);
     connect(m_health.get(), &HealthCheck::endpointHealthy, this, &UploadRun::onEndpointHealthy);
     connect(m_health.get(), &HealthCheck::finished, this, &UploadRun::onEndpointsChecked);
@@ -197,11 +200,25 @@ void UploadRun::onEndpointHealthy(int endpoint)
     m_pool->setPending(endpoint, false);
     if (m_checkRttMs <= 0)
         m_checkRttMs = said.rttMs;
+    if (!m_graceStarted) {
+        // Several of this one's round trips: an endpoint as near answers well within them.
+        m_graceStarted = true;
+        m_uncheckedGrace.start(std::max(UncheckedGraceMinMs, int(4 * said.rttMs)));
+    }
     m_scheduler->capacityChanged(said.rttMs);
+}
+
+void UploadRun::holdUncheckedEndpoints()
+{
+    for (int i = 0; i < m_pool->endpointCount(); ++i) {
+        if (m_pool->isUnchecked(i))
+            m_scheduler->holdUntilChecked(i);
+    }
 }
 
 void UploadRun::onEndpointsChecked(const QList<std::optional<QString>> &problems)
 {
+    m_uncheckedGrace.stop();
     int usable = 0;
     double rttMs = 0;
     for (int i = 0; i < int(problems.size()); ++i) {

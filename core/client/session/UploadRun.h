@@ -6,6 +6,7 @@
 
 #include <QHash>
 #include <QObject>
+#include <QTimer>
 #include <memory>
 
 namespace multilane {
@@ -92,6 +93,13 @@ private:
     std::unique_ptr<EndpointPool> m_pool;
     std::unique_ptr<TransferScheduler> m_scheduler;
     std::unique_ptr<HealthCheck> m_health;
+    // Started by the first endpoint that passes its check: an endpoint still unchecked when it
+    // fires gives its work back and waits for its check (one that drops packets would hold what it
+    // took until its check's timeout).
+    QTimer m_uncheckedGrace;
+    bool m_graceStarted = false;
+    static constexpr int UncheckedGraceMinMs = 1000;
+    void holdUncheckedEndpoints();
     std::unique_ptr<NetworkManagers> m_probeManagers;
     std::unique_ptr<LinkRemeasurer> m_remeasurer;
     // Each job's journal batch, by job id: an index in m_journalBatches, -1 when the journal does
