@@ -39,7 +39,8 @@ public:
     int addNewFiles(const QList<SourceFile> &files, bool held = false);
     // Files an earlier run journaled in batchId, with what it knew of their uploads.
     int addResumedFiles(const QString &batchId, const QList<JournalFile> &files);
-    // Checks the endpoints, then starts the transfer.
+    // Checks the endpoints and starts the transfer beside the checks (on the next turn of the
+    // event loop); endpoints are held back or taken out as their checks answer.
     void start();
     bool hasStarted() const { return m_started; }
 
@@ -61,7 +62,7 @@ public:
 
 Q_SIGNALS:
     void endpointProblem(int endpoint, const QString &message);
-    // How many endpoints the transfer starts with (less than the plan's when some failed).
+    // Every endpoint's check has answered (or timed out): how many are usable.
     void endpointsChecked(int usable, int total);
     void noUsableEndpoint(const QString &why);
     void linkRemeasured(const multilane::LinkEstimate &estimate); // the network changed under it
