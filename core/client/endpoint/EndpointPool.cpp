@@ -70,7 +70,7 @@ std::optional<EndpointLease> EndpointPool::acquire()
     int best = -1;
     for (int i = 0; i < m_states.size(); ++i) {
         State &state = m_states[i];
-        if (!state.up || state.pending || state.busy >= capacity(i))
+        if (!takesRequests(i) || state.busy >= capacity(i))
             continue;
         const int weight = state.endpoint.weight * state.score;
         state.currentWeight += weight;

@@ -6,6 +6,7 @@
 #include "TlsChannel.h"
 
 #include <QTimer>
+#include <algorithm>
 
 namespace multilane {
 
@@ -71,10 +72,7 @@ DirectConnection *ConnectionPool::warmingFor(const QString &key)
 
 void ConnectionPool::warmUp(const Endpoint &endpoint, const QString &key, const QUrl &url, int connections)
 {
-    int open = 0;
-    for (auto it = m_keys.cbegin(); it != m_keys.cend(); ++it)
-        open += it.value() == key ? 1 : 0;
-    for (; open < connections; ++open) {
+    for (auto open = std::count(m_keys.cbegin(), m_keys.cend(), key); open < connections; ++open) {
         DirectConnection *connection = this->open(endpoint, key, url);
         m_warming[key].append(connection);
         connect(connection, &DirectConnection::warmed, this, [this, connection] { onWarmed(connection); });
@@ -85,7 +83,7 @@ void ConnectionPool::warmUp(const Endpoint &endpoint, const QString &key, const 
 void ConnectionPool::onWarmed(DirectConnection *connection)
 {
     const QString key = m_keys.value(connection);
-    if (m_warming[key].removeOne(connection))
+    if (auto warming = m_warming.find(key); warming != m_warming.end() && warming->removeOne(connection))
         m_idle[key].append(connection);
 }
 

@@ -3,6 +3,7 @@
 #include "AccessToken.h"
 #include "CertificateLoader.h"
 #include "ListenAddress.h"
+#include "ProtocolNames.h"
 #include "ReceiverLimits.h"
 
 #include <QByteArray>
@@ -22,7 +23,13 @@ struct ReceiverConfig {
     QList<ListenAddress> listen{{QStringLiteral("0.0.0.0"), 9101}};
     bool quiet = false;
     std::chrono::seconds expireAfter = std::chrono::hours(7 * 24); // 0 = never
-    int maxConnections = 256;                                      // per listening address
+    // Per listening address. By default room for this many clients at what the receiver then
+    // announces to each (connectionsPerClient()), which is also what clients take until a receiver
+    // has said.
+    static constexpr int ClientsAtTheirMaximum = 4;
+    static constexpr int DefaultMaxConnections =
+        ClientsAtTheirMaximum * Protocol::DefaultConnectionsPerClient;
+    int maxConnections = DefaultMaxConnections;
     // --client-connections: what GET /v1/health tells one client it may open per address.
     std::optional<int> clientConnections;
     std::chrono::seconds idleTimeout{10};
@@ -38,7 +45,10 @@ struct ReceiverConfig {
 
     // --client-connections, or else a quarter of --max-connections: a few clients at their
     // announced maximum still leave room for others on the port.
-    int connectionsPerClient() const { return clientConnections.value_or(std::max(1, maxConnections / 4)); }
+    int connectionsPerClient() const
+    {
+        return clientConnections.value_or(std::max(1, maxConnections / ClientsAtTheirMaximum));
+    }
 };
 
 } // namespace multilane
