@@ -6,11 +6,19 @@
 #include <QJsonObject>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
+#include <arpa/inet.h>
+#include <cerrno>
+#include <csignal>
 #include <memory>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <vector>
 
 // Idle and kept-alive connections must not starve others (issue #6): the real receiver on a
@@ -96,6 +104,63 @@ private Q_SLOTS:
                 answers += socket.readAll();
         }
         QCOMPARE(answers.count("HTTP/1.1 200"), 2);
+    }
+
+    void aBurstOfConnectionsWaitsToBeAccepted()
+    {
+        // A client opens its connections at once (64 a port by default). While the receiver is
+        // not accepting (stopped here, busy in practice), the kernel must hold them: with
+        // httplib's backlog of 5 it dropped the other handshakes, which waited a second for the
+        // retransmission, and some failed mid-request on a rejected SYN cookie.
+        QVERIFY2(m_receiver->start(1, {QStringLiteral("--quiet")}), qPrintable(m_receiver->errorText()));
+        const QUrl url = m_receiver->urls().constFirst();
+        const pid_t pid = pid_t(m_receiver->process().processId());
+        QCOMPARE(::kill(pid, SIGSTOP), 0);
+        bool stopped = true;
+        const auto resume = qScopeGuard([&] {
+            if (stopped)
+                ::kill(pid, SIGCONT);
+        });
+        constexpr int Burst = 100;
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_port = htons(quint16(url.port()));
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        std::vector<int> fds;
+        const auto closeAll = qScopeGuard([&fds] {
+            for (const int fd : fds)
+                ::close(fd);
+        });
+        std::vector<pollfd> waiting;
+        for (int i = 0; i < Burst; ++i) {
+            const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+            QVERIFY(fd >= 0);
+            fds.push_back(fd);
+            waiting.push_back({fd, POLLOUT, 0});
+            const int result = ::connect(fd, reinterpret_cast<const sockaddr *>(&address), sizeof address);
+            QVERIFY(result == 0 || errno == EINPROGRESS);
+        }
+        // Loopback handshakes take microseconds; a dropped SYN is sent again only after 1 s.
+        int connected = 0;
+        QElapsedTimer timer;
+        timer.start();
+        while (!waiting.empty() && timer.elapsed() < 800) {
+            if (::poll(waiting.data(), nfds_t(waiting.size()), int(800 - timer.elapsed())) <= 0)
+                break;
+            std::erase_if(waiting, [&connected](const pollfd &entry) {
+                if (entry.revents == 0)
+                    return false;
+                int error = 0;
+                socklen_t length = sizeof error;
+                ::getsockopt(entry.fd, SOL_SOCKET, SO_ERROR, &error, &length);
+                connected += error == 0 ? 1 : 0;
+                return true;
+            });
+        }
+        QCOMPARE(connected, Burst);
+        ::kill(pid, SIGCONT);
+        stopped = false;
+        QCOMPARE(request("GET", "/v1/health").status, 200);
     }
 
 private:

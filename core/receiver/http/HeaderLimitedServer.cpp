@@ -288,6 +288,12 @@ void HeaderLimitedServer::closeAfterResponse(bool bodyLeftUnread)
     t_bodyLeftUnread = t_bodyLeftUnread || bodyLeftUnread;
 }
 
+bool HeaderLimitedServer::setListenBacklog(int backlog)
+{
+    const socket_t listening = svr_sock_;
+    return listening != INVALID_SOCKET && ::listen(listening, backlog) == 0; // listen() again resizes it
+}
+
 bool HeaderLimitedServer::waitForRequest(socket_t sock) const
 {
     // Like httplib's keep_alive(): wait for the next request up to the idle timeout, in short

@@ -37,6 +37,12 @@ public:
     // close, or the close would reset the connection and the client would never see the answer.
     static void closeAfterResponse(bool bodyLeftUnread = false);
 
+    // After a bind: let up to `backlog` connections wait to be accepted. httplib 0.11 listens
+    // with a backlog of 5, and a client that opens its connections at once (64 a port by
+    // default) overflows that: the kernel drops the other handshakes, which wait a second for
+    // their retransmission, or fail mid-request on a rejected SYN cookie (docs/performance.md).
+    bool setListenBacklog(int backlog);
+
 private:
     // Replaces httplib's keep-alive loop (same semantics: keep-alive count, idle timeout, stop)
     // so every request is read through a stream that counts its head.

@@ -19,6 +19,7 @@ namespace multilane {
 
 namespace {
 
+constexpr int MinListenBacklog = 128;              // SOMAXCONN's old value, for a small --max-connections
 constexpr std::size_t KeepAliveRequests = 1000000; // httplib's default of 5 would reconnect constantly
 // Every path goes to the service, which refuses what it must: ".*" would not match a decoded
 // newline (%0a), and httplib would answer such a path 404 instead of 400 bad_path.
@@ -67,7 +68,7 @@ constexpr std::size_t HeadBudget = std::size_t(ReceiverLimits().maxHeaderBytes) 
 
 struct HttpFrontEnd::Listener {
     // HTTP and HTTPS listeners alike bound each request head (size and time) and the handshake.
-    std::unique_ptr<httplib::Server> server;
+    std::unique_ptr<HeaderLimitedServer> server;
     ListenAddress address;
     bool metricsOnly = false;
     std::thread thread;
@@ -223,6 +224,10 @@ std::optional<QString> HttpFrontEnd::bind(Listener &listener, const ListenAddres
         port = -1;
     if (port <= 0)
         return QStringLiteral("cannot listen on %1: %2").arg(address.toString(), bindProblem(address));
+    // As many as may be served at once can wait to be accepted (the kernel caps it at somaxconn).
+    if (!listener.server->setListenBacklog(std::max(MinListenBacklog, m_options.maxConnections)))
+        return QStringLiteral("cannot listen on %1: %2")
+            .arg(address.toString(), QString::fromLocal8Bit(std::strerror(errno)));
     listener.address = {address.host, quint16(port)};
     return std::nullopt;
 }
