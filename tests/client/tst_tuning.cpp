@@ -260,6 +260,22 @@ private Q_SLOTS:
         QVERIFY2(run.reason.contains(QStringLiteral("the most the receivers allow")), qPrintable(run.reason));
     }
 
+    void aWindowThatCarriedNothingGivesNoRateInTheReason()
+    {
+        // At the ceiling after a window whose connections were busy but delivered nothing (all
+        // waiting for answers): "(0 B/s each)" would be a figure nobody measured.
+        ConcurrencyTuner tuner(tunerFor(8, 8, 40));
+        qint64 busy = 0;
+        for (qint64 t = 0; t <= 2000; t += 100) {
+            busy += 8 * 100;
+            tuner.update({t, 1000, 0, busy});
+        }
+        QVERIFY(tuner.isSettled());
+        QVERIFY2(tuner.reason().contains(QStringLiteral("the most the receivers allow")),
+                 qPrintable(tuner.reason()));
+        QVERIFY2(!tuner.reason().contains(QStringLiteral("0 B/s")), qPrintable(tuner.reason()));
+    }
+
     void backsOffOnErrorsAndHardOnOverload_data()
     {
         QTest::addColumn<bool>("overload");

@@ -302,8 +302,10 @@ void ConcurrencyTuner::describe()
     } else if (!m_limit.isEmpty()) {
         m_reason = count + QStringLiteral(": ") + m_limit;
     } else if (m_level >= m_options.maximum) {
-        m_reason = count + QStringLiteral(": the most the receivers allow (%1 each)")
-                               .arg(ByteSize::formatRate(perConnection));
+        // A window that carried nothing (connections all waiting for answers) gives no figure.
+        m_reason = count + QStringLiteral(": the most the receivers allow");
+        if (perConnection > 0)
+            m_reason += QStringLiteral(" (%1 each)").arg(ByteSize::formatRate(perConnection));
     } else {
         m_reason = count + QStringLiteral(": %1 each, uplink full at %2")
                                .arg(ByteSize::formatRate(perConnection),
