@@ -24,7 +24,7 @@ class TestSchedulerInProcess : public QObject {
 
     QTemporaryDir m_dir;
     QList<SourceFile> m_files;
-    bool m_finishNamesSha256 = false; // of the rig's protocol
+    bool m_finishProvesStorage = false; // of the rig's protocol
 
     // A scheduler over `endpoints` fake endpoints, talking through `transport` (kept by the test).
     struct Rig {
@@ -46,7 +46,7 @@ class TestSchedulerInProcess : public QObject {
         auto transport = std::make_unique<FakeTransport>(std::move(script));
         rig.transport = transport.get();
         TransferServices services;
-        services.protocol = std::make_shared<FakeProtocol>(m_finishNamesSha256);
+        services.protocol = std::make_shared<FakeProtocol>(m_finishProvesStorage);
         services.transport = std::move(transport);
         services.random = [](quint32) { return 0u; };
         options.connections = rig.pool->totalCapacity();
@@ -250,14 +250,14 @@ private Q_SLOTS:
     // goes again, to an endpoint that passed its check) and holds the endpoint.
     void anUncheckedEndpointEndsOnlyWhatItProves()
     {
-        m_finishNamesSha256 = true;
+        m_finishProvesStorage = true;
         Rig r = rig(2, [](const Sent &sent) {
             Answer answer = FakeTransport::status(200);
             if (sent.endpoint() == 1 && sent.path.startsWith(QStringLiteral("/whole/")))
                 answer.body = "another file's";
             return answer;
         });
-        m_finishNamesSha256 = false;
+        m_finishProvesStorage = false;
         r.pool->setUnchecked(1, true);
         r.pool->setPending(0, true); // its check is out: nothing goes there yet
         QSignalSpy finished(r.scheduler.get(), &TransferScheduler::finished);

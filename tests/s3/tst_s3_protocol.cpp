@@ -10,6 +10,31 @@
 
 using namespace S3ProtocolFixture;
 
+namespace {
+
+// A whole file's PutObject of small.bin (1000 bytes) and how its answers read.
+void verifyWholePut(const S3Protocol &s3, const UploadContext &file, const Exchange &put,
+                    const QByteArray &md5)
+{
+    QCOMPARE(put.request.method, QByteArray("PUT"));
+    QCOMPARE(put.request.url.path(), QStringLiteral("/media/in/small.bin"));
+    QCOMPARE(put.request.header("Content-MD5"), md5.toBase64());
+    QCOMPARE(put.request.header("x-amz-meta-sha256"), OurSha);
+    QVERIFY(isSigned(put.request));
+    QCOMPARE(put.request.file->offset, 0);
+    QCOMPARE(put.request.file->length, 1000);
+    const Step<FinishOutcome> stored =
+        s3.readWhole(file, put, answer(200, {}, {{"ETag", '"' + md5.toHex() + '"'}}));
+    QVERIFY(stored.outcome() && !stored.outcome()->skipped);
+    QCOMPARE(stored.outcome()->remotePath, QStringLiteral("small.bin"));
+    const Step<FinishOutcome> wrong = s3.readWhole(file, put, answer(200, {}, {{"ETag", "\"0badc0de\""}}));
+    QCOMPARE(wrong.failure()->kind, FailureKind::Fatal);
+    QVERIFY(wrong.failure()->message.contains(QLatin1String("0badc0de")));
+    QVERIFY(wrong.failure()->message.contains(QString::fromLatin1(md5.toHex())));
+}
+
+} // namespace
+
 class TestS3Protocol : public QObject {
     Q_OBJECT
 
@@ -28,6 +53,9 @@ private Q_SLOTS:
     void completeErrorsLeadToHead();
     void missingSha256IsCopiedOn();
     void wholeFileIsCheckedAndVerified();
+    void anEmptyDestinationIsSeenByOneListing();
+    void wholeFileToAnEmptyDestinationGoesWithoutAHead();
+    void aNameTakenSinceItWasSeenFreeIsLookedAtAfterAll();
     void abortOfAGoneUploadIsDone();
     void keysS3CannotTakeAreRefused();
 };
@@ -44,6 +72,7 @@ void TestS3Protocol::capabilities()
     QCOMPARE(can.chunkChecksum, ChunkChecksumKind::Md5);
     QVERIFY(!can.serverVerifiesFile && !can.serverFixesChunkSize && can.resumesByQuery && !can.hasProbeRoute);
     QCOMPARE(can.maxSingleRequest, qint64(5) << 30);
+    QVERIFY(can.finishProvesStorage); // the ETag is checked: unchecked gateways may end files
     QCOMPARE(can.sha256BeforeCreateUpTo, 256 * MiB);
 
     // Where a copy onto itself only rewrites metadata (not AWS), large files do not wait for it.
@@ -463,27 +492,91 @@ void TestS3Protocol::wholeFileIsCheckedAndVerified()
     QVERIFY(s3.readWhole(file, head, objectHead(1000, "x", OurSha)).outcome()->skipped);
 
     const Exchange put = nextOf(s3.readWhole(file, head, answer(404)));
-    QCOMPARE(put.request.method, QByteArray("PUT"));
-    QCOMPARE(put.request.url.path(), QStringLiteral("/media/in/small.bin"));
-    QCOMPARE(put.request.header("Content-MD5"), md5.toBase64());
-    QCOMPARE(put.request.header("x-amz-meta-sha256"), OurSha);
-    QVERIFY(isSigned(put.request));
-    QCOMPARE(put.request.file->offset, 0);
-    QCOMPARE(put.request.file->length, 1000);
-    const Step<FinishOutcome> stored =
-        s3.readWhole(file, put, answer(200, {}, {{"ETag", '"' + md5.toHex() + '"'}}));
-    QVERIFY(stored.outcome() && !stored.outcome()->skipped);
-    QCOMPARE(stored.outcome()->remotePath, QStringLiteral("small.bin"));
-    const Step<FinishOutcome> wrong = s3.readWhole(file, put, answer(200, {}, {{"ETag", "\"0badc0de\""}}));
-    QCOMPARE(wrong.failure()->kind, FailureKind::Fatal);
-    QVERIFY(wrong.failure()->message.contains(QLatin1String("0badc0de")));
-    QVERIFY(wrong.failure()->message.contains(QString::fromLatin1(md5.toHex())));
+    QCOMPARE(put.request.header("If-None-Match"), QByteArray("*")); // the HEAD found nothing
+    verifyWholePut(s3, file, put, md5);
 
     // An empty file has no chunk checksum; its MD5 is the empty string's.
     UploadContext empty = upload(QStringLiteral("empty"), 0);
     const Exchange putEmpty = nextOf(s3.readWhole(empty, s3.sendWhole(empty), answer(404)));
     QCOMPARE(putEmpty.request.header("Content-MD5"), QByteArray("1B2M2Y8AsgTpgAmY7PhCfg=="));
     QCOMPARE(putEmpty.request.file->length, 0);
+}
+
+void TestS3Protocol::anEmptyDestinationIsSeenByOneListing()
+{
+    const S3Protocol s3 = protocol();
+    const std::optional<Exchange> check = s3.destinationCheck(gateway());
+    QVERIFY(check);
+    QCOMPARE(check->request.method, QByteArray("GET"));
+    QCOMPARE(query(check->request, "list-type"), QStringLiteral("2"));
+    QCOMPARE(query(check->request, "prefix"), QStringLiteral("in/"));
+    QCOMPARE(query(check->request, "max-keys"), QStringLiteral("1"));
+    QVERIFY(isSigned(check->request));
+    const QByteArray none = "<?xml version=\"1.0\"?><ListBucketResult><Name>media</Name><Prefix>in/</Prefix>"
+                            "<KeyCount>0</KeyCount><MaxKeys>1</MaxKeys><IsTruncated>false</IsTruncated>"
+                            "</ListBucketResult>";
+    const QByteArray one =
+        "<?xml version=\"1.0\"?><ListBucketResult><Name>media</Name><Prefix>in/</Prefix>"
+        "<KeyCount>1</KeyCount><IsTruncated>true</IsTruncated><Contents><Key>in/a.txt</Key>"
+        "<Size>3</Size></Contents></ListBucketResult>";
+    QVERIFY(s3.readDestinationCheck(gateway(), answer(200, none)));
+    QVERIFY(!s3.readDestinationCheck(gateway(), answer(200, one)));
+    // A refusal (no permission to list) or no answer says nothing: each file looks for itself.
+    QVERIFY(!s3.readDestinationCheck(gateway(), answer(403, errorXml("AccessDenied"))));
+    QVERIFY(!s3.readDestinationCheck(gateway(), noAnswer()));
+    QVERIFY(!s3.readDestinationCheck(gateway(), answer(200, errorXml("InternalError"))));
+}
+
+void TestS3Protocol::wholeFileToAnEmptyDestinationGoesWithoutAHead()
+{
+    const S3Protocol s3 = protocol();
+    UploadContext file = upload(QStringLiteral("small.bin"), 1000);
+    const QByteArray md5 = Md5Digest::of("small");
+    file.sourceChunkChecksums = {md5.toHex()};
+    // Where a HEAD found nothing, the PUT is conditional too: nothing may be there when it lands.
+    const Exchange afterHead = nextOf(s3.readWhole(file, s3.sendWhole(file), answer(404)));
+    QCOMPARE(afterHead.request.header("If-None-Match"), QByteArray("*"));
+    // Over a name that is taken and may be overwritten, it is not.
+    file.onConflict = ConflictPolicy::Overwrite;
+    const Exchange over = nextOf(s3.readWhole(file, s3.sendWhole(file), objectHead(5, "x", "b")));
+    QCOMPARE(over.request.method, QByteArray("PUT"));
+    QVERIFY(over.request.header("If-None-Match").isEmpty());
+    file.onConflict = ConflictPolicy::Rename;
+
+    file.destinationWasEmpty = true;
+    const Exchange put = s3.sendWhole(file);
+    QCOMPARE(put.request.header("If-None-Match"), QByteArray("*"));
+    verifyWholePut(s3, file, put, md5);
+}
+
+void TestS3Protocol::aNameTakenSinceItWasSeenFreeIsLookedAtAfterAll()
+{
+    const S3Protocol s3 = protocol();
+    UploadContext file = upload(QStringLiteral("small.bin"), 1000);
+    const QByteArray md5 = Md5Digest::of("small");
+    file.sourceChunkChecksums = {md5.toHex()};
+    file.destinationWasEmpty = true;
+    const Exchange put = s3.sendWhole(file);
+    const WireReply taken = answer(412, errorXml("PreconditionFailed"));
+    // Another writer (or another file of this upload with the same name) got there first: HEAD it
+    // and decide as for any taken name; here the next numbered name, written on the same terms.
+    const Exchange head = nextOf(s3.readWhole(file, put, taken));
+    QCOMPARE(head.request.method, QByteArray("HEAD"));
+    QCOMPARE(head.request.url.path(), QStringLiteral("/media/in/small.bin"));
+    const Exchange numberedHead = nextOf(s3.readWhole(file, head, objectHead(7, "other", "b")));
+    QCOMPARE(numberedHead.request.url.path(), QStringLiteral("/media/in/small (1).bin"));
+    const Exchange numbered = nextOf(s3.readWhole(file, numberedHead, answer(404)));
+    QCOMPARE(numbered.request.method, QByteArray("PUT"));
+    QCOMPARE(numbered.request.url.path(), QStringLiteral("/media/in/small (1).bin"));
+    QCOMPARE(numbered.request.header("If-None-Match"), QByteArray("*"));
+    // The same file got there first (its earlier answer was lost): already there.
+    QVERIFY(s3.readWhole(file, head, objectHead(1000, md5.toHex(), OurSha)).outcome()->skipped);
+    // A server that refuses the condition although the HEAD finds the name free: once more
+    // without it, not round and round.
+    const Exchange again = nextOf(s3.readWhole(file, head, answer(404)));
+    QCOMPARE(again.request.method, QByteArray("PUT"));
+    QVERIFY(again.request.header("If-None-Match").isEmpty());
+    QVERIFY(s3.readWhole(file, again, taken).failure());
 }
 
 void TestS3Protocol::abortOfAGoneUploadIsDone()

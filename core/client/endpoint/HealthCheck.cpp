@@ -58,6 +58,7 @@ void HealthCheck::send(qsizetype index, const Exchange &exchange)
             m_outcomes[index].rttMs = double(clock->nsecsElapsed()) / 2e6;
             Q_EMIT endpointHealthy(int(index));
             checkCredentials(index);
+            checkDestination(index);
         }
     });
 }
@@ -76,6 +77,25 @@ void HealthCheck::checkCredentials(qsizetype index)
         if (const auto refused = m_protocol->readCredentialsCheck(m_endpoints.at(index), call->reply()))
             m_problems[index] = refused->message;
         settle();
+    });
+}
+
+void HealthCheck::checkDestination(qsizetype index)
+{
+    if (m_destinationAsked)
+        return;
+    const std::optional<Exchange> exchange = m_protocol->destinationCheck(m_endpoints.at(index));
+    if (!exchange)
+        return;
+    m_destinationAsked = true;
+    WireRequest request = exchange->request;
+    request.timeoutMs = m_timeoutMs;
+    // Not part of the verdict: without an answer, each file looks for itself.
+    WireCall *call = m_transport->send({int(index), WireTransport::ControlLane}, request);
+    connect(call, &WireCall::finished, this, [this, call, index] {
+        call->deleteLater();
+        if (m_protocol->readDestinationCheck(m_endpoints.at(index), call->reply()))
+            Q_EMIT destinationEmpty();
     });
 }
 

@@ -36,11 +36,15 @@ Q_SIGNALS:
     // The endpoint answered its health check (outcomes().at(index) holds what it said, and a
     // first round-trip figure); its credentials are checked next.
     void endpointHealthy(int index);
+    // The protocol's destination check (asked once, of the first healthy endpoint, beside its
+    // credentials check) found nothing there: files need not look before they are written.
+    void destinationEmpty();
     void finished(const QList<std::optional<QString>> &problems);
 
 private:
     void send(qsizetype index, const Exchange &exchange);
     void checkCredentials(qsizetype index);
+    void checkDestination(qsizetype index);
     void settle(); // one endpoint's verdict is in
 
     std::shared_ptr<const UploadProtocol> m_protocol;
@@ -52,6 +56,7 @@ private:
     QStringList m_codes;
     int m_timeoutMs = 0;
     int m_waiting = 0;
+    bool m_destinationAsked = false;
 };
 
 } // namespace multilane

@@ -385,7 +385,7 @@ bool TransferScheduler::dispatchNext(const EndpointLease &lease)
     // upload, a chunk's receipt, a finish that names the file's SHA-256), none other that would
     // end a file.
     const bool mayFinish =
-        !m_pool.isUnchecked(lease.endpoint) || m_services.protocol->capabilities().finishNamesSha256;
+        !m_pool.isUnchecked(lease.endpoint) || m_services.protocol->capabilities().finishProvesStorage;
     // Finishing files first keeps the number of half-done files (and server state) small.
     if (TransferJob *job = !mayFinish ? nullptr : m_jobs.next([](const TransferJob &j) {
             return j.state() == TransferState::Uploading && !j.requestInFlight && j.allChunksAcknowledged() &&
@@ -514,6 +514,7 @@ UploadContext TransferScheduler::contextFor(const TransferJob &job, const Endpoi
     context.onConflict = m_options.onConflict;
     context.receipts = job.receipts();
     context.sourceChunkChecksums = job.sourceChunkChecksums();
+    context.destinationWasEmpty = job.id() < m_destinationEmptyBelow;
     return context;
 }
 

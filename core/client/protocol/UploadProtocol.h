@@ -32,9 +32,10 @@ struct ProtocolCapabilities {
     // metadata fixed at create, and finds an identical object by it. 0: nothing waits (ours
     // takes the hash at complete).
     qint64 sha256BeforeCreateUpTo = 0;
-    // A whole file's or a complete's answer names the SHA-256 of what the server stored: a
-    // success that names the file's own proves the server is one that stored it.
-    bool finishNamesSha256 = false;
+    // A whole file's or a complete's success proves the server stored this file's bytes (ours
+    // names their SHA-256; S3's ETag, checked, is their MD5 or that of the parts' MD5s), so an
+    // endpoint whose check has not answered yet may end files.
+    bool finishProvesStorage = false;
 };
 
 // One file's upload as a protocol needs to see it for any of its requests.
@@ -50,6 +51,9 @@ struct UploadContext {
     // the source's chunk checksums (hex, capabilities().chunkChecksum), when known: S3 checks
     // the object's ETag against them.
     QList<QByteArray> sourceChunkChecksums;
+    // The destination check found nothing there after this file was queued: no look before
+    // writing it (S3: no HEAD before a PutObject).
+    bool destinationWasEmpty = false;
 };
 
 struct ChunkToSend {
@@ -81,6 +85,12 @@ public:
     virtual Exchange credentialsCheck(const Endpoint &endpoint) const = 0;
     virtual std::optional<ProtocolFailure> readCredentialsCheck(const Endpoint &endpoint,
                                                                 const WireReply &reply) const = 0;
+    // One request that can tell whether the destination holds anything yet (S3: the prefix lists
+    // no key), so that no file has to look before it is written. nullopt: nothing to ask (ours
+    // decides conflicts on the receiver, in the request that writes).
+    virtual std::optional<Exchange> destinationCheck(const Endpoint &) const { return std::nullopt; }
+    // true only where the answer shows an empty destination; a refusal or keys: false.
+    virtual bool readDestinationCheck(const Endpoint &, const WireReply &) const { return false; }
     // The server's upload for a file: found again by the file's key (what it holds comes back),
     // or created.
     virtual Exchange findOrCreate(const UploadContext &upload) const = 0;

@@ -177,6 +177,8 @@ void UploadRun::start()
     m_health = std::make_unique<HealthCheck>(m_plan.protocol);
     connect(m_health.get(), &HealthCheck::endpointHealthy, this, &UploadRun::onEndpointHealthy);
     connect(m_health.get(), &HealthCheck::finished, this, &UploadRun::onEndpointsChecked);
+    connect(m_health.get(), &HealthCheck::destinationEmpty, m_scheduler.get(),
+            &TransferScheduler::destinationFoundEmpty);
     m_health->check(m_plan.endpoints);
     startFromRememberedLink();
     m_scheduler->capacityChanged();

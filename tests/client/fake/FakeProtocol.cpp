@@ -15,11 +15,11 @@ Exchange request(const Endpoint &endpoint, const QByteArray &method, const QStri
 
 } // namespace
 
-FakeProtocol::FakeProtocol(bool finishNamesSha256)
+FakeProtocol::FakeProtocol(bool finishProvesStorage)
 {
     m_capabilities.name = QStringLiteral("fake");
     m_capabilities.chunkChecksum = ChunkChecksumKind::Xxh3;
-    m_capabilities.finishNamesSha256 = finishNamesSha256;
+    m_capabilities.finishProvesStorage = finishProvesStorage;
 }
 
 std::optional<ProtocolFailure> FakeProtocol::failureOf(const WireReply &reply)

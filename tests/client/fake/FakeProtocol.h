@@ -10,9 +10,9 @@ namespace multilane::testing {
 // lets the scheduler's state machine run in-process, with no receiver and no socket.
 class FakeProtocol final : public UploadProtocol {
 public:
-    // finishNamesSha256: a whole file's or a complete's answer names the stored file's SHA-256,
+    // finishProvesStorage: a whole file's or a complete's answer names the stored file's SHA-256,
     // the file's own unless the answer's body names another.
-    explicit FakeProtocol(bool finishNamesSha256 = false);
+    explicit FakeProtocol(bool finishProvesStorage = false);
 
     const ProtocolCapabilities &capabilities() const override { return m_capabilities; }
     Exchange health(const Endpoint &endpoint) const override;

@@ -37,6 +37,8 @@ struct S3ExchangeState {
     QByteArray expectedEtag;            // UploadPart, Put: the MD5 sent; complete: the multipart ETag
     QList<S3PartInfo> parts;            // ListParts: the pages read so far
     std::optional<S3OpenUpload> newest; // ListUploads: the newest upload of exactly this key so far
+    bool onlyIfAbsent = false;          // Put: nothing was there, and nothing may be when it lands
+    int conditionRefusedFor = -1;       // the renameNumber whose conditional Put was answered 412
     // Diagnose, HeadAfterComplete: what the operation fails with unless this answer shows better.
     std::optional<ProtocolFailure> pending;
 };

@@ -20,6 +20,7 @@ QString subject(const S3RequestContext &context)
         return QStringLiteral("the bucket list");
     case S3Operation::HeadBucket:
     case S3Operation::ListMultipartUploads:
+    case S3Operation::ListObjects:
         return QStringLiteral("bucket '%1'").arg(context.bucket);
     default:
         return QStringLiteral("'%1'").arg(context.key);

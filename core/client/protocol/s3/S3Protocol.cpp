@@ -36,6 +36,9 @@ S3Protocol::S3Protocol(S3Target target, S3Credentials credentials, S3ProtocolOpt
     m_capabilities.hasProbeRoute = false;
     m_capabilities.maxSingleRequest = S3PartPlan::MaxPutObjectSize;
     m_capabilities.sha256BeforeCreateUpTo = m_options.sha256BeforeCreateUpTo;
+    // A PutObject's or a Complete's success is checked against the ETag computed here: a
+    // gateway whose check is still out may end files, so small files do not wait a round trip.
+    m_capabilities.finishProvesStorage = true;
 }
 
 // ---- building and reading ---------------------------------------------------------------------
@@ -144,6 +147,20 @@ std::optional<ProtocolFailure> S3Protocol::readCredentialsCheck(const Endpoint &
     return failure;
 }
 
+std::optional<Exchange> S3Protocol::destinationCheck(const Endpoint &endpoint) const
+{
+    // One key under the prefix is enough to say "not empty".
+    return exchange(m_requests.listObjects(endpoint.url, m_requests.target().prefix(), 1), State{});
+}
+
+bool S3Protocol::readDestinationCheck(const Endpoint &endpoint, const WireReply &reply) const
+{
+    const S3RequestContext context =
+        m_requests.listObjects(endpoint.url, m_requests.target().prefix(), 1).context;
+    const auto keys = S3Replies::listObjects(context, received(reply));
+    return keys && keys.value().isEmpty();
+}
+
 // ---- parts and abort ------------------------------------------------------------------------------
 
 Exchange S3Protocol::sendChunk(const UploadContext &upload, const ChunkToSend &chunk) const
@@ -236,6 +253,10 @@ std::optional<Step<Outcome>> S3Protocol::readConflict(const UploadContext &uploa
         state.existingSha256 = decision.existingSha256; // compared with the given name's object only
     switch (decision.action) {
     case Action::Write:
+        // Nothing there now: nor may there be when the object lands. A name whose conditional
+        // write was refused and that a HEAD then finds free again goes without the condition:
+        // a server that refuses it for nothing must not loop.
+        state.onlyIfAbsent = !head.value() && state.renameNumber != state.conditionRefusedFor;
         return std::nullopt;
     case Action::Skip:
         skipped.remotePath = state.path;

@@ -40,6 +40,8 @@ public:
     Exchange credentialsCheck(const Endpoint &endpoint) const override;
     std::optional<ProtocolFailure> readCredentialsCheck(const Endpoint &endpoint,
                                                         const WireReply &reply) const override;
+    std::optional<Exchange> destinationCheck(const Endpoint &endpoint) const override;
+    bool readDestinationCheck(const Endpoint &endpoint, const WireReply &reply) const override;
     Exchange findOrCreate(const UploadContext &upload) const override;
     Step<AttachOutcome> readFindOrCreate(const UploadContext &upload, const Exchange &sent,
                                          const WireReply &reply) const override;

@@ -146,7 +146,19 @@ Step<FinishOutcome> S3Protocol::readHeadAfterComplete(const UploadContext &uploa
 
 Exchange S3Protocol::sendWhole(const UploadContext &upload) const
 {
-    return conflictHead(upload, State{});
+    if (!upload.destinationWasEmpty)
+        return conflictHead(upload, State{});
+    // The prefix listed no key after this file was queued: no HEAD first (a round trip per small
+    // file). If-None-Match makes a name taken since (another writer, or two files of this upload
+    // with one name) a 412, and a HEAD after all.
+    State state;
+    state.path = upload.source.destinationPath;
+    const S3Result<QString> key = m_requests.target().objectKey(state.path);
+    if (!key)
+        return refused(upload.endpoint, S3Wire::fatal(QStringLiteral("bad_key"), key.failure().userMessage));
+    state.key = key.value();
+    state.onlyIfAbsent = true;
+    return put(upload, state);
 }
 
 Step<FinishOutcome> S3Protocol::readWhole(const UploadContext &upload, const Exchange &sent,
@@ -181,13 +193,20 @@ Exchange S3Protocol::put(const UploadContext &upload, State state) const
     state.stage = Stage::Put;
     state.expectedEtag = S3Etag::ofSinglePut(md5);
     const S3Request request = m_requests.putObject(upload.endpoint.url, state.key, {0, upload.source.size},
-                                                   md5, {upload.sha256Hex, {}});
+                                                   md5, {upload.sha256Hex, {}}, state.onlyIfAbsent);
     return exchange(request, state, upload.source.localPath);
 }
 
 Step<FinishOutcome> S3Protocol::readPut(const UploadContext &upload, const State &state,
                                         const S3Reply &reply) const
 {
+    if (reply.httpStatus == 412 && state.onlyIfAbsent) {
+        // Written since it was seen free: decide as for any name that is taken.
+        State again = state;
+        again.onlyIfAbsent = false;
+        again.conditionRefusedFor = state.renameNumber;
+        return Step<FinishOutcome>(conflictHead(upload, again));
+    }
     const auto etag = S3Replies::putObject(state.request, reply);
     if (!etag)
         return S3Wire::toProtocolFailure(etag.failure());

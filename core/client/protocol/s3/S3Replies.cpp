@@ -161,6 +161,17 @@ S3Result<S3UploadsPage> listMultipartUploads(const S3RequestContext &context, co
     return page;
 }
 
+S3Result<QStringList> listObjects(const S3RequestContext &context, const S3Reply &reply)
+{
+    const auto root = readDocument(context, reply, QStringLiteral("ListBucketResult"));
+    if (!root)
+        return root.failure();
+    QStringList keys;
+    for (const S3XmlElement *element : root.value().childrenNamed(QStringLiteral("Contents")))
+        keys.append(element->childText(QStringLiteral("Key")));
+    return keys;
+}
+
 S3Result<std::optional<S3ObjectHead>> headObject(const S3RequestContext &context, const S3Reply &reply)
 {
     if (reply.httpStatus == 404)

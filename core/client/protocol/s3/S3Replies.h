@@ -66,6 +66,8 @@ S3Result<S3CompletedObject> completeMultipartUpload(const S3RequestContext &cont
 S3Result<S3Done> abortMultipartUpload(const S3RequestContext &context, const S3Reply &reply);
 S3Result<S3PartsPage> listParts(const S3RequestContext &context, const S3Reply &reply);
 S3Result<S3UploadsPage> listMultipartUploads(const S3RequestContext &context, const S3Reply &reply);
+// The keys of a ListObjectsV2 page.
+S3Result<QStringList> listObjects(const S3RequestContext &context, const S3Reply &reply);
 S3Result<QByteArray> putObject(const S3RequestContext &context, const S3Reply &reply);
 // nullopt: no such object (404).
 S3Result<std::optional<S3ObjectHead>> headObject(const S3RequestContext &context, const S3Reply &reply);

@@ -30,6 +30,8 @@ QString operationName(S3Operation operation)
         return QStringLiteral("ListParts");
     case S3Operation::ListMultipartUploads:
         return QStringLiteral("ListMultipartUploads");
+    case S3Operation::ListObjects:
+        return QStringLiteral("ListObjectsV2");
     case S3Operation::PutObject:
         return QStringLiteral("PutObject");
     case S3Operation::HeadObject:

@@ -27,6 +27,7 @@ enum class S3Operation {
     AbortMultipartUpload,
     ListParts,
     ListMultipartUploads,
+    ListObjects, // ListObjectsV2
     PutObject,
     HeadObject,
     CopyObject,

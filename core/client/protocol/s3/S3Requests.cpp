@@ -171,8 +171,17 @@ S3Request S3Requests::listMultipartUploads(const QUrl &endpoint, const QString &
     return finish(endpoint, {S3Operation::ListMultipartUploads, "GET", url, prefix, {}, {}, {}});
 }
 
+S3Request S3Requests::listObjects(const QUrl &endpoint, const QString &prefix, int maxKeys) const
+{
+    const QUrl url = withQuery(m_target.bucketUrl(endpoint), {queryItem("list-type", QStringLiteral("2")),
+                                                              queryItem("max-keys", QString::number(maxKeys)),
+                                                              queryItem("prefix", prefix)});
+    return finish(endpoint, {S3Operation::ListObjects, "GET", url, prefix, {}, {}, {}});
+}
+
 S3Request S3Requests::putObject(const QUrl &endpoint, const QString &key, S3FileRange range,
-                                const QByteArray &md5, const S3ObjectMetadata &metadata) const
+                                const QByteArray &md5, const S3ObjectMetadata &metadata,
+                                bool onlyIfAbsent) const
 {
     Draft draft{S3Operation::PutObject,
                 "PUT",
@@ -181,6 +190,8 @@ S3Request S3Requests::putObject(const QUrl &endpoint, const QString &key, S3File
                 {{"Content-MD5", md5.toBase64()}},
                 {},
                 range};
+    if (onlyIfAbsent)
+        draft.headers.append(HttpHeader{"If-None-Match", "*"});
     addMetadata(draft.headers, metadata);
     return finish(endpoint, std::move(draft));
 }

@@ -52,8 +52,12 @@ public:
     // Open uploads whose key starts with `prefix`; the next page starts at the page's markers.
     S3Request listMultipartUploads(const QUrl &endpoint, const QString &prefix, const QString &keyMarker = {},
                                    const QString &uploadIdMarker = {}, int maxUploads = 1000) const;
+    // Keys that start with `prefix`, at most maxKeys of them (the first page only).
+    S3Request listObjects(const QUrl &endpoint, const QString &prefix, int maxKeys) const;
+    // onlyIfAbsent: If-None-Match: *, so a key someone wrote since it was seen free answers 412
+    // instead of being overwritten (AWS, Ceph's RGW and MinIO honour it).
     S3Request putObject(const QUrl &endpoint, const QString &key, S3FileRange range, const QByteArray &md5,
-                        const S3ObjectMetadata &metadata) const;
+                        const S3ObjectMetadata &metadata, bool onlyIfAbsent = false) const;
     S3Request headObject(const QUrl &endpoint, const QString &key) const;
     // The whole object (tests and checks read uploads back with it).
     S3Request getObject(const QUrl &endpoint, const QString &key) const;

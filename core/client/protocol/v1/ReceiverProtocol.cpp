@@ -93,7 +93,7 @@ ReceiverProtocol::ReceiverProtocol()
     m_capabilities.serverVerifiesFile = true;
     m_capabilities.serverFixesChunkSize = true;
     m_capabilities.hasProbeRoute = true;
-    m_capabilities.finishNamesSha256 = true;
+    m_capabilities.finishProvesStorage = true;
 }
 
 ProtocolFailure ReceiverProtocol::failureFor(const ApiError &error, const Endpoint &endpoint)
