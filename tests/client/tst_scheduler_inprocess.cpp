@@ -229,6 +229,26 @@ private Q_SLOTS:
         QCOMPARE(r.transport->warmed(1), 2);
     }
 
+    // Once the destination check has found nothing, the files queued by then are written without
+    // a look first; files added later look (something may be there by then: this upload's own).
+    void onlyFilesQueuedBeforeTheDestinationWasSeenEmptySkipTheLook()
+    {
+        Rig r = rig(2, {});
+        r.scheduler->destinationFoundEmpty();
+        QSignalSpy finished(r.scheduler.get(), &TransferScheduler::finished);
+        r.scheduler->start();
+        QVERIFY(finished.wait(20000));
+        QCOMPARE(r.transport->count(QStringLiteral("/whole-unlooked/")), 1);
+        QCOMPARE(r.transport->count(QStringLiteral("/whole/")), 0);
+        SourceFile again = m_files.at(2);
+        again.destinationPath = QStringLiteral("again");
+        r.scheduler->addFiles({again});
+        QVERIFY(finished.wait(20000));
+        QCOMPARE(count(*r.scheduler, TransferState::Done), 4);
+        QCOMPARE(r.transport->count(QStringLiteral("/whole/again")), 1);
+        QCOMPARE(r.transport->count(QStringLiteral("/whole-unlooked/")), 1);
+    }
+
     // The run sends before the endpoint checks answer. An endpoint still unchecked that refuses
     // everything (it may be no receiver of ours) fails no file: its work goes to the other one,
     // it gets nothing more, and nothing that would end a file goes to it meanwhile.

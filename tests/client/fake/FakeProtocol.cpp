@@ -142,8 +142,10 @@ Step<FinishOutcome> FakeProtocol::readComplete(const UploadContext &upload, cons
 
 Exchange FakeProtocol::sendWhole(const UploadContext &upload) const
 {
-    Exchange exchange =
-        request(upload.endpoint, "PUT", QStringLiteral("/whole/") + upload.source.destinationPath);
+    // A file written without a look first (the destination was seen empty) goes to its own path.
+    const QString route =
+        upload.destinationWasEmpty ? QStringLiteral("/whole-unlooked/") : QStringLiteral("/whole/");
+    Exchange exchange = request(upload.endpoint, "PUT", route + upload.source.destinationPath);
     exchange.request.file = FileSlice{upload.source.localPath, 0, upload.source.size};
     return exchange;
 }

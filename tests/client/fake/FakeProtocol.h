@@ -5,9 +5,10 @@
 namespace multilane::testing {
 
 // A protocol of test requests ("PUT fake://e0/chunk/<id>/<n>") whose answers FakeTransport
-// scripts by HTTP status alone: 200 is success, 0 no answer, 401 bad credentials, 404 the upload
-// is gone, 409 a refusal, 422 a damaged chunk, 503 overloaded, other 5xx a passing fault. It
-// lets the scheduler's state machine run in-process, with no receiver and no socket.
+// scripts by HTTP status alone (a whole file whose UploadContext says the destination was seen
+// empty goes to "/whole-unlooked/<path>" instead of "/whole/<path>"): 200 is success, 0 no answer, 401 bad
+// credentials, 404 the upload is gone, 409 a refusal, 422 a damaged chunk, 503 overloaded, other 5xx a
+// passing fault. It lets the scheduler's state machine run in-process, with no receiver and no socket.
 class FakeProtocol final : public UploadProtocol {
 public:
     // finishProvesStorage: a whole file's or a complete's answer names the stored file's SHA-256,
