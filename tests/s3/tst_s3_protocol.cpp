@@ -577,6 +577,21 @@ void TestS3Protocol::aNameTakenSinceItWasSeenFreeIsLookedAtAfterAll()
     QCOMPARE(again.request.method, QByteArray("PUT"));
     QVERIFY(again.request.header("If-None-Match").isEmpty());
     QVERIFY(s3.readWhole(file, again, taken).failure());
+
+    // AWS's answer to a write of the same key under way, and a server without conditional
+    // writes: the same look, then the name without the condition.
+    const WireReply conflicting = answer(409, errorXml("ConditionalRequestConflict"));
+    const WireReply unsupported = answer(501, errorXml("NotImplemented"));
+    for (const WireReply &refusal : {conflicting, unsupported}) {
+        const Exchange look = nextOf(s3.readWhole(file, put, refusal));
+        QCOMPARE(look.request.method, QByteArray("HEAD"));
+        const Exchange plain = nextOf(s3.readWhole(file, look, answer(404)));
+        QCOMPARE(plain.request.method, QByteArray("PUT"));
+        QVERIFY(plain.request.header("If-None-Match").isEmpty());
+    }
+    // Any other refusal of a conditional PUT is what it says.
+    QCOMPARE(s3.readWhole(file, put, answer(403, errorXml("AccessDenied"))).failure()->kind,
+             FailureKind::Fatal);
 }
 
 void TestS3Protocol::abortOfAGoneUploadIsDone()

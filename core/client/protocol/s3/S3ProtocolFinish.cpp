@@ -200,14 +200,21 @@ Exchange S3Protocol::put(const UploadContext &upload, State state) const
 Step<FinishOutcome> S3Protocol::readPut(const UploadContext &upload, const State &state,
                                         const S3Reply &reply) const
 {
-    if (reply.httpStatus == 412 && state.onlyIfAbsent) {
-        // Written since it was seen free: decide as for any name that is taken.
-        State again = state;
-        again.onlyIfAbsent = false;
-        again.conditionRefusedFor = state.renameNumber;
-        return Step<FinishOutcome>(conflictHead(upload, again));
-    }
     const auto etag = S3Replies::putObject(state.request, reply);
+    if (!etag && state.onlyIfAbsent) {
+        // 412: written since it was seen free; 409 ConditionalRequestConflict (AWS): another write
+        // of the key was under way; 501 NotImplemented: a server without conditional writes. Look
+        // at the name and decide as for any that is taken; it goes without the condition next.
+        const S3Failure &failure = etag.failure();
+        if (failure.httpStatus == 412 || failure.httpStatus == 501 ||
+            failure.code == QLatin1String("ConditionalRequestConflict") ||
+            failure.code == QLatin1String("NotImplemented")) {
+            State again = state;
+            again.onlyIfAbsent = false;
+            again.conditionRefusedFor = state.renameNumber;
+            return Step<FinishOutcome>(conflictHead(upload, again));
+        }
+    }
     if (!etag)
         return S3Wire::toProtocolFailure(etag.failure());
     if (!S3Etag::equal(etag.value(), state.expectedEtag))
