@@ -229,24 +229,28 @@ private Q_SLOTS:
         QCOMPARE(r.transport->warmed(1), 2);
     }
 
-    // Once the destination check has found nothing, the files queued by then are written without
-    // a look first; files added later look (something may be there by then: this upload's own).
-    void onlyFilesQueuedBeforeTheDestinationWasSeenEmptySkipTheLook()
+    // Once the destination check has found nothing, files are written without a look first, also
+    // those queued after the answer (a folder still being scanned), until this run has stored a
+    // file; files queued after that look (one of this run's own objects may be at their name).
+    void filesQueuedBeforeTheFirstStoredSkipTheLookOnAnEmptyDestination()
     {
         Rig r = rig(2, {});
         r.scheduler->destinationFoundEmpty();
+        SourceFile scanned = m_files.at(2);
+        scanned.destinationPath = QStringLiteral("scanned");
+        r.scheduler->addFiles({scanned});
         QSignalSpy finished(r.scheduler.get(), &TransferScheduler::finished);
         r.scheduler->start();
         QVERIFY(finished.wait(20000));
-        QCOMPARE(r.transport->count(QStringLiteral("/whole-unlooked/")), 1);
+        QCOMPARE(r.transport->count(QStringLiteral("/whole-unlooked/")), 2);
         QCOMPARE(r.transport->count(QStringLiteral("/whole/")), 0);
         SourceFile again = m_files.at(2);
         again.destinationPath = QStringLiteral("again");
         r.scheduler->addFiles({again});
         QVERIFY(finished.wait(20000));
-        QCOMPARE(count(*r.scheduler, TransferState::Done), 4);
+        QCOMPARE(count(*r.scheduler, TransferState::Done), 5);
         QCOMPARE(r.transport->count(QStringLiteral("/whole/again")), 1);
-        QCOMPARE(r.transport->count(QStringLiteral("/whole-unlooked/")), 1);
+        QCOMPARE(r.transport->count(QStringLiteral("/whole-unlooked/")), 2);
     }
 
     // The run sends before the endpoint checks answer. An endpoint still unchecked that refuses

@@ -31,6 +31,9 @@ void HealthCheck::check(const QList<Endpoint> &endpoints, int timeoutMs)
     }
     for (qsizetype i = 0; i < endpoints.size(); ++i)
         send(i, m_protocol->health(endpoints.at(i)));
+    // Beside the health checks, not after them: the run's first files are written about a round
+    // trip later, so the listing cannot see this run's own objects and take them for another's.
+    checkDestination(0);
 }
 
 void HealthCheck::send(qsizetype index, const Exchange &exchange)
@@ -58,7 +61,6 @@ void HealthCheck::send(qsizetype index, const Exchange &exchange)
             m_outcomes[index].rttMs = double(clock->nsecsElapsed()) / 2e6;
             Q_EMIT endpointHealthy(int(index));
             checkCredentials(index);
-            checkDestination(index);
         }
     });
 }
@@ -90,7 +92,7 @@ void HealthCheck::checkDestination(qsizetype index)
     m_destinationAsked = true;
     WireRequest request = exchange->request;
     request.timeoutMs = m_timeoutMs;
-    // Not part of the verdict: without an answer, each file looks for itself.
+    // Not part of the verdict: without an answer (an endpoint that is down), each file looks.
     WireCall *call = m_transport->send({int(index), WireTransport::ControlLane}, request);
     connect(call, &WireCall::finished, this, [this, call, index] {
         call->deleteLater();

@@ -36,8 +36,8 @@ Q_SIGNALS:
     // The endpoint answered its health check (outcomes().at(index) holds what it said, and a
     // first round-trip figure); its credentials are checked next.
     void endpointHealthy(int index);
-    // The protocol's destination check (asked once, of the first healthy endpoint, beside its
-    // credentials check) found nothing there: files need not look before they are written.
+    // The protocol's destination check (asked once, of the first endpoint, beside the health
+    // checks) found nothing there: files need not look before they are written.
     void destinationEmpty();
     void finished(const QList<std::optional<QString>> &problems);
 

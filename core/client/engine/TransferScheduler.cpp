@@ -602,6 +602,11 @@ void TransferScheduler::finishJob(TransferJob &job, TransferState state, const Q
         m_bytesAcknowledged += job.source().size - job.acknowledgedBytes();
         job.markAllAcknowledged();
     }
+    if (state == TransferState::Done && !m_storedAny) {
+        m_storedAny = true;
+        if (m_destinationEmptyBelow == INT_MAX)
+            m_destinationEmptyBelow = m_jobs.count(); // before listeners add files
+    }
     job.setState(state);
     job.setError(error);
     job.setResumable(state == TransferState::Failed && resumable);

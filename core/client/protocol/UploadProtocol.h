@@ -51,8 +51,8 @@ struct UploadContext {
     // the source's chunk checksums (hex, capabilities().chunkChecksum), when known: S3 checks
     // the object's ETag against them.
     QList<QByteArray> sourceChunkChecksums;
-    // The destination check found nothing there after this file was queued: no look before
-    // writing it (S3: no HEAD before a PutObject).
+    // The destination check found nothing there, and the file was queued before this run stored
+    // any: no look before writing it (S3: no HEAD before a conditional PutObject).
     bool destinationWasEmpty = false;
 };
 
