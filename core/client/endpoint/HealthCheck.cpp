@@ -33,7 +33,7 @@ void HealthCheck::check(const QList<Endpoint> &endpoints, int timeoutMs)
         send(i, m_protocol->health(endpoints.at(i)));
     // Beside the health checks, not after them: the run's first files are written about a round
     // trip later, so the listing cannot see this run's own objects and take them for another's.
-    checkDestination(0);
+    checkDestination();
 }
 
 void HealthCheck::send(qsizetype index, const Exchange &exchange)
@@ -82,19 +82,18 @@ void HealthCheck::checkCredentials(qsizetype index)
     });
 }
 
-void HealthCheck::checkDestination(qsizetype index)
+void HealthCheck::checkDestination()
 {
-    if (m_destinationAsked)
-        return;
+    // One endpoint is enough: the gateways of a store share its buckets.
+    constexpr qsizetype index = 0;
     const std::optional<Exchange> exchange = m_protocol->destinationCheck(m_endpoints.at(index));
     if (!exchange)
         return;
-    m_destinationAsked = true;
     WireRequest request = exchange->request;
     request.timeoutMs = m_timeoutMs;
     // Not part of the verdict: without an answer (an endpoint that is down), each file looks.
     WireCall *call = m_transport->send({int(index), WireTransport::ControlLane}, request);
-    connect(call, &WireCall::finished, this, [this, call, index] {
+    connect(call, &WireCall::finished, this, [this, call] {
         call->deleteLater();
         if (m_protocol->readDestinationCheck(m_endpoints.at(index), call->reply()))
             Q_EMIT destinationEmpty();

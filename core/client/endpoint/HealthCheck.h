@@ -44,7 +44,7 @@ Q_SIGNALS:
 private:
     void send(qsizetype index, const Exchange &exchange);
     void checkCredentials(qsizetype index);
-    void checkDestination(qsizetype index);
+    void checkDestination();
     void settle(); // one endpoint's verdict is in
 
     std::shared_ptr<const UploadProtocol> m_protocol;
@@ -56,7 +56,6 @@ private:
     QStringList m_codes;
     int m_timeoutMs = 0;
     int m_waiting = 0;
-    bool m_destinationAsked = false;
 };
 
 } // namespace multilane

@@ -514,7 +514,8 @@ UploadContext TransferScheduler::contextFor(const TransferJob &job, const Endpoi
     context.onConflict = m_options.onConflict;
     context.receipts = job.receipts();
     context.sourceChunkChecksums = job.sourceChunkChecksums();
-    context.destinationWasEmpty = job.id() < m_destinationEmptyBelow;
+    context.destinationWasEmpty =
+        m_destinationSeenEmpty && (m_jobsBeforeFirstStored < 0 || job.id() < m_jobsBeforeFirstStored);
     return context;
 }
 
@@ -602,11 +603,8 @@ void TransferScheduler::finishJob(TransferJob &job, TransferState state, const Q
         m_bytesAcknowledged += job.source().size - job.acknowledgedBytes();
         job.markAllAcknowledged();
     }
-    if (state == TransferState::Done && !m_storedAny) {
-        m_storedAny = true;
-        if (m_destinationEmptyBelow == INT_MAX)
-            m_destinationEmptyBelow = m_jobs.count(); // before listeners add files
-    }
+    if (state == TransferState::Done && m_jobsBeforeFirstStored < 0)
+        m_jobsBeforeFirstStored = m_jobs.count(); // before listeners add files
     job.setState(state);
     job.setError(error);
     job.setResumable(state == TransferState::Failed && resumable);

@@ -15,7 +15,6 @@
 #include <QObject>
 #include <QSet>
 #include <QTimer>
-#include <climits>
 
 namespace multilane {
 
@@ -76,7 +75,7 @@ public:
     // The protocol's destination check found it empty: files need not look before they are
     // written (UploadContext::destinationWasEmpty), up to the first file this run stores; files
     // queued after that look first (one of this run's own objects may be at their name).
-    void destinationFoundEmpty() { m_destinationEmptyBelow = m_storedAny ? m_jobs.count() : INT_MAX; }
+    void destinationFoundEmpty() { m_destinationSeenEmpty = true; }
     bool isSelfTuned() const { return m_options.tuneConnections; }
     // Before capacityChanged() and start(): TransferOptions::startLevel.
     void setStartLevel(int level) { m_options.startLevel = level; }
@@ -201,11 +200,11 @@ private:
     int m_fixedConnections; // as asked, when not tuned
     int m_failures = 0;
     int m_overloads = 0;
-    int m_destinationEmptyBelow = 0; // jobs with a smaller id need not look (INT_MAX: all, so far)
-    bool m_storedAny = false;        // a file of this run is at its destination
-    double m_roundTripMs = 0;        // a request's, from the endpoint check (0: not known)
-    qint64 m_busySlotMs = 0;         // requests in flight, summed over time: how busy the level was
-    qint64 m_busySlotsSinceMs = 0;   // when m_busySlotMs was last brought up to date
+    bool m_destinationSeenEmpty = false;
+    int m_jobsBeforeFirstStored = -1; // how many jobs were queued when the first file was stored
+    double m_roundTripMs = 0;         // a request's, from the endpoint check (0: not known)
+    qint64 m_busySlotMs = 0;          // requests in flight, summed over time: how busy the level was
+    qint64 m_busySlotsSinceMs = 0;    // when m_busySlotMs was last brought up to date
     qint64 m_startedMs = 0;
     bool m_limiterWakeScheduled = false;
     QTimer m_progressTimer;
