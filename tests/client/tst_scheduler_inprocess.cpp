@@ -2,9 +2,12 @@
 // (no receiver, no socket), so retries, failover, refused credentials, pause and the wait for the
 // network are tested by what the scheduler sends, request by request. The same behaviours are
 // also tested end to end against the real receiver (tst_faults, tst_upload_core).
+#include "ChunkChecksum.h"
+#include "ChunkPlanner.h"
 #include "EndpointPool.h"
 #include "FakeProtocol.h"
 #include "FakeTransport.h"
+#include "HashWorker.h"
 #include "TestFiles.h"
 #include "TransferScheduler.h"
 
@@ -32,7 +35,8 @@ class TestSchedulerInProcess : public QObject {
         FakeTransport *transport = nullptr;
         std::unique_ptr<TransferScheduler> scheduler;
     };
-    Rig rig(int endpoints, FakeTransport::Script script, TransferOptions options = {})
+    Rig rig(int endpoints, FakeTransport::Script script, TransferOptions options = {},
+            std::unique_ptr<ChunkHasher> hasher = {})
     {
         QList<Endpoint> list;
         for (int i = 0; i < endpoints; ++i) {
@@ -48,6 +52,7 @@ class TestSchedulerInProcess : public QObject {
         TransferServices services;
         services.protocol = std::make_shared<FakeProtocol>(m_finishProvesStorage);
         services.transport = std::move(transport);
+        services.hasher = std::move(hasher);
         services.random = [](quint32) { return 0u; };
         options.connections = rig.pool->totalCapacity();
         options.chunkSize = 64 * 1024;
@@ -72,6 +77,77 @@ class TestSchedulerInProcess : public QObject {
         for (int id = 0; id < scheduler.jobCount(); ++id)
             n += scheduler.job(id).state() == state ? 1 : 0;
         return n;
+    }
+
+    // A hasher that says which jobs' chunks it was asked for while their create was out.
+    class HashAheadRecorder final : public ChunkHasher {
+    public:
+        HashAheadRecorder()
+        {
+            connect(&m_worker, &ChunkHasher::chunkHashed, this, &ChunkHasher::chunkHashed);
+            connect(&m_worker, &ChunkHasher::fileHashed, this, &ChunkHasher::fileHashed);
+        }
+        void hashChunk(int job, int chunk, const QString &path, qint64 offset, qint64 length) override
+        {
+            if (scheduler && scheduler->job(job).state() == TransferState::Preparing)
+                ++hashedBeforeAttach;
+            m_worker.hashChunk(job, chunk, path, offset, length);
+        }
+        void hashFile(int job, const QString &path, qint64 chunkSize) override
+        {
+            m_worker.hashFile(job, path, chunkSize);
+        }
+        const TransferScheduler *scheduler = nullptr;
+        int hashedBeforeAttach = 0;
+
+    private:
+        HashWorker m_worker{ChunkChecksumKind::Xxh3};
+    };
+
+    // Runs the two chunked files with a create answered late (`createBody` its body) and checks
+    // that every chunk of the attached size went once, with its own bytes' checksum.
+    void checkChunksOfALateCreate(const QByteArray &createBody, qint64 attachedChunkSize)
+    {
+        auto hasher = std::make_unique<HashAheadRecorder>();
+        HashAheadRecorder *recorder = hasher.get();
+        const QList<SourceFile> all = m_files;
+        m_files = all.mid(0, 2);
+        Rig r = rig(
+            1,
+            [createBody](const Sent &sent) {
+                Answer answer;
+                if (sent.path.startsWith(QStringLiteral("/create/"))) {
+                    answer.body = createBody;
+                    answer.delayMs = 150;
+                }
+                return answer;
+            },
+            {}, std::move(hasher));
+        m_files = all;
+        recorder->scheduler = r.scheduler.get();
+        QHash<QPair<int, int>, QByteArray> receipts;
+        QObject::connect(r.scheduler.get(), &TransferScheduler::chunkAcknowledged, r.scheduler.get(),
+                         [&](int id, int chunk) {
+                             QVERIFY(!receipts.contains({id, chunk}));
+                             receipts.insert({id, chunk}, r.scheduler->job(id).receipts().value(chunk));
+                         });
+        QVERIFY(runToEnd(*r.scheduler));
+        QCOMPARE(count(*r.scheduler, TransferState::Done), 2);
+        QVERIFY2(recorder->hashedBeforeAttach > 0, "no chunk was hashed while its create was out");
+        int chunks = 0;
+        for (int id = 0; id < 2; ++id) {
+            const ChunkPlanner planner(m_files.at(id).size, attachedChunkSize);
+            for (int index = 0; index < planner.chunkCount(); ++index) {
+                const ChunkRange range = planner.chunk(index);
+                QCOMPARE(receipts.value({id, index}),
+                         ChunkChecksum::ofRange(ChunkChecksumKind::Xxh3, m_files.at(id).localPath,
+                                                range.offset, range.length)
+                             .value_or(QByteArray()));
+            }
+            chunks += planner.chunkCount();
+        }
+        QCOMPARE(r.transport->count(QStringLiteral("/chunk/")), chunks);
+        QCOMPARE(receipts.size(), qsizetype(chunks));
     }
 
 private Q_SLOTS:
@@ -109,6 +185,13 @@ private Q_SLOTS:
         QVERIFY(r.scheduler->job(0).receipts().isEmpty());
         QCOMPARE(r.scheduler->job(0).acknowledgedChunks(), 4);
         QCOMPARE(r.scheduler->progress().bytesDone, r.scheduler->progress().bytesTotal);
+    }
+
+    void chunksAreHashedWhileTheCreateIsOnItsWay() { checkChunksOfALateCreate({}, 64 * 1024); }
+
+    void hashesTakenAheadAreDroppedWhenTheCreateChangesTheChunkSize()
+    {
+        checkChunksOfALateCreate("size=32768", 32 * 1024);
     }
 
     void endpointThatStopsAnsweringIsLeftForTheOthers()

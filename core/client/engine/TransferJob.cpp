@@ -149,6 +149,12 @@ void TransferJob::attachUpload(const QString &uploadId, qint64 chunkSize, const 
     WorkState &workState = work();
     workState.heldToVerify.clear();
     workState.uploadId = uploadId;
+    // Hashes taken ahead at the size asked for are of use if the answer keeps that size.
+    const bool sameSize = chunkSize == m_planner.chunkSize();
+    for (auto it = workState.hashingAhead.begin(); it != workState.hashingAhead.end(); ++it)
+        it.value() = it.value() && sameSize;
+    if (!sameSize)
+        workState.hashedAhead.clear();
     m_planner = ChunkPlanner(m_source.size, chunkSize);
     workState.pending.clear();
     workState.ready.clear();
@@ -168,9 +174,48 @@ void TransferJob::attachUpload(const QString &uploadId, qint64 chunkSize, const 
             workState.heldToVerify.insert(index, chunk.receipt);
     }
     for (int index = 0; index < m_planner.chunkCount(); ++index) {
-        if (!workState.acked.at(index))
+        if (workState.acked.at(index) || workState.hashingAhead.value(index, false))
+            continue; // a hash still on its way becomes ready when it comes
+        if (const auto hashed = workState.hashedAhead.constFind(index);
+            hashed != workState.hashedAhead.cend())
+            workState.ready.append({index, hashed.value()});
+        else
             workState.pending.append(index);
     }
+    workState.hashedAhead.clear();
+    workState.nextToHashAhead = m_planner.chunkCount();
+}
+
+bool TransferJob::hasChunkToHashAhead() const
+{
+    return !m_work || m_work->nextToHashAhead < m_planner.chunkCount();
+}
+
+int TransferJob::takeChunkToHashAhead()
+{
+    WorkState &workState = work();
+    workState.hashingAhead.insert(workState.nextToHashAhead, true);
+    return workState.nextToHashAhead++;
+}
+
+bool TransferJob::settleHashAhead(int index, const QByteArray &checksumHex)
+{
+    if (!m_work)
+        return false;
+    const auto it = m_work->hashingAhead.find(index);
+    if (it == m_work->hashingAhead.end())
+        return false;
+    const bool useful = it.value();
+    m_work->hashingAhead.erase(it);
+    if (!useful || m_work->acked.value(index, false))
+        return true;
+    if (m_work->acked.isEmpty()) // not attached yet
+        m_work->hashedAhead.insert(index, checksumHex);
+    else if (m_state == TransferState::Uploading)
+        m_work->ready.append({index, checksumHex});
+    else
+        returnToPending(index); // attached, then set back for a create again: its answer decides
+    return true;
 }
 
 bool TransferJob::isReadyToCreate() const

@@ -72,6 +72,14 @@ public:
     bool hasReadyChunk() const { return m_work && !m_work->ready.isEmpty(); }
     ReadyChunk takeReadyChunk();
     int readyCount() const { return m_work ? int(m_work->ready.size()) : 0; }
+    // While the first create is on its way, chunks are hashed ahead at the size asked for: the
+    // connections get their first chunks when the answer comes, not a checksum's time later.
+    // attachUpload() keeps those hashes where the answer keeps that size and drops them otherwise.
+    bool hasChunkToHashAhead() const;
+    int takeChunkToHashAhead();
+    // A hash of takeChunkToHashAhead() is in: kept, made ready, or dropped. False for any other hash.
+    bool settleHashAhead(int index, const QByteArray &checksumHex);
+    int hashedAheadCount() const { return m_work ? int(m_work->hashedAhead.size()) : 0; }
     void acknowledge(int index, const QByteArray &receipt);
     // Every chunk's receipt by index (empty where none is acknowledged), for complete.
     const QList<QByteArray> &receipts() const;
@@ -162,6 +170,9 @@ private:
         QList<QByteArray> sourceChecksums;
         qint64 sourceHashSize = 0;
         QList<QByteArray> receipts;
+        int nextToHashAhead = 0;            // chunkCount() once attached: no more hashing ahead
+        QHash<int, bool> hashingAhead;      // index -> still of use (the attached size is the hashed one)
+        QHash<int, QByteArray> hashedAhead; // index -> checksum, until attachUpload()
     };
     WorkState &work();
     std::unique_ptr<WorkState> m_work;

@@ -332,22 +332,34 @@ static bool wantsChunkHash(const TransferJob &job)
     return job.state() == TransferState::Uploading && job.hasPendingChunk() && !job.waitingForHashToCompare;
 }
 
+static bool wantsChunkHashedAhead(const TransferJob &job)
+{
+    // A first create (not a resumed upload's query: most of its chunks are held already).
+    return job.state() == TransferState::Preparing && job.needsCreate && job.requestInFlight &&
+           job.known().uploadId.isEmpty() && job.hasChunkToHashAhead();
+}
+
 void TransferScheduler::startChunkHashing()
 {
     // Hash a little ahead of the connections so a freed connection never waits for a checksum.
     int readyOrHashing = m_chunksHashing;
     for (int id : m_jobs.open())
-        readyOrHashing += m_jobs.job(id).readyCount();
-    while (readyOrHashing < m_connections + 2) {
-        TransferJob *job = m_jobs.next(wantsChunkHash);
-        if (!job)
-            break;
-        const ChunkRange range = job->planner().chunk(job->takePendingChunk());
-        m_services.hasher->hashChunk(job->id(), range.index, job->source().localPath, range.offset,
-                                     range.length);
-        ++m_chunksHashing;
-        ++readyOrHashing;
-    }
+        readyOrHashing += m_jobs.job(id).readyCount() + m_jobs.job(id).hashedAheadCount();
+    const auto hashWhileRoom = [&](bool (*wants)(const TransferJob &), int (TransferJob::*take)()) {
+        while (readyOrHashing < m_connections + 2) {
+            TransferJob *job = m_jobs.next(wants);
+            if (!job)
+                return;
+            const ChunkRange range = job->planner().chunk((job->*take)());
+            m_services.hasher->hashChunk(job->id(), range.index, job->source().localPath, range.offset,
+                                         range.length);
+            ++m_chunksHashing;
+            ++readyOrHashing;
+        }
+    };
+    hashWhileRoom(wantsChunkHash, &TransferJob::takePendingChunk);
+    // Then the connections' first chunks, while the create that decides their size is on its way.
+    hashWhileRoom(wantsChunkHashedAhead, &TransferJob::takeChunkToHashAhead);
 }
 
 void TransferScheduler::warmUpForChunksToCome()

@@ -88,10 +88,13 @@ Step<AttachOutcome> FakeProtocol::readFindOrCreate(const UploadContext &upload, 
     AttachOutcome outcome;
     outcome.uploadId = QStringLiteral("up-") + upload.source.destinationPath;
     outcome.chunkSize = upload.chunkSize;
-    // The body may list chunks already held: "0=<receipt>,3=<receipt>".
+    // The body may list chunks already held, "0=<receipt>,3=<receipt>", and the server's own
+    // chunk size, "size=<bytes>".
     for (const QByteArray &item : reply.body.split(',')) {
         const QList<QByteArray> pair = item.split('=');
-        if (pair.size() == 2)
+        if (pair.size() == 2 && pair.at(0) == "size")
+            outcome.chunkSize = pair.at(1).toLongLong();
+        else if (pair.size() == 2)
             outcome.held.append({pair.at(0).toInt(), pair.at(1)});
     }
     return outcome;
