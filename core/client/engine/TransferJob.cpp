@@ -208,13 +208,10 @@ bool TransferJob::settleHashAhead(int index, const QByteArray &checksumHex)
     const bool useful = it.value();
     m_work->hashingAhead.erase(it);
     if (!useful || m_work->acked.value(index, false))
-        return true;
-    if (m_work->acked.isEmpty()) // not attached yet
-        m_work->hashedAhead.insert(index, checksumHex);
-    else if (m_state == TransferState::Uploading)
-        m_work->ready.append({index, checksumHex});
-    else
-        returnToPending(index); // attached, then set back for a create again: its answer decides
+        return true; // of another size, or the server already holds that chunk
+    if (!m_work->acked.isEmpty())
+        return false; // attached meanwhile: as any other chunk's hash
+    m_work->hashedAhead.insert(index, checksumHex);
     return true;
 }
 

@@ -77,7 +77,8 @@ public:
     // attachUpload() keeps those hashes where the answer keeps that size and drops them otherwise.
     bool hasChunkToHashAhead() const;
     int takeChunkToHashAhead();
-    // A hash of takeChunkToHashAhead() is in: kept, made ready, or dropped. False for any other hash.
+    // A hash of takeChunkToHashAhead() is in: kept for the attach or dropped. False for any other
+    // hash, and for one whose chunk is attached meanwhile at that size (it goes on as any other).
     bool settleHashAhead(int index, const QByteArray &checksumHex);
     int hashedAheadCount() const { return m_work ? int(m_work->hashedAhead.size()) : 0; }
     void acknowledge(int index, const QByteArray &receipt);

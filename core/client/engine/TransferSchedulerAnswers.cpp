@@ -363,12 +363,11 @@ void TransferScheduler::onChunkHashed(int jobId, int chunk, const std::optional<
             QStringLiteral("cannot read %1 (moved, shortened or unreadable)").arg(job.source().localPath));
         return;
     }
-    if (job.settleHashAhead(chunk, *checksumHex)) {
-        // kept for the attach, made ready, or of a size the create's answer changed
-    } else if (job.state() != TransferState::Uploading) {
-        job.returnToPending(chunk); // the upload is being attached again; its answer decides again
-    } else {
-        job.addReady({chunk, *checksumHex});
+    if (!job.settleHashAhead(chunk, *checksumHex)) { // else kept for the attach, or of another size
+        if (job.state() != TransferState::Uploading)
+            job.returnToPending(chunk); // the upload is being attached again; its answer decides again
+        else
+            job.addReady({chunk, *checksumHex});
     }
     pump();
 }
