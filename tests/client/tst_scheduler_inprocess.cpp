@@ -502,6 +502,22 @@ private Q_SLOTS:
         QCOMPARE(count(*r.scheduler, TransferState::Done), 3);
     }
 
+    void callsStillOutGoWithTheScheduler()
+    {
+        // Every request fails, so the endpoint is taken out and probed; the probe never answers.
+        Rig r = rig(1, [](const Sent &sent) {
+            Answer answer = FakeTransport::status(0);
+            answer.hang = sent.path == QStringLiteral("/health");
+            return answer;
+        });
+        const std::shared_ptr<const int> alive = r.transport->aliveCalls();
+        r.scheduler->start();
+        QTRY_VERIFY(r.transport->count(QStringLiteral("/health")) > 0);
+        r.scheduler.reset();
+        // The transport went with the scheduler; a call left behind would outlive it.
+        QCOMPARE(*alive, 0);
+    }
+
     void maxOfflineFailsEverythingForResume()
     {
         TransferOptions options;

@@ -95,6 +95,9 @@ void EndpointMonitor::sendProbe(int endpoint, const Exchange &exchange)
     WireRequest request = exchange.request;
     request.timeoutMs = m_options.probeTimeoutMs; // a stalled endpoint must not hold its re-check up
     WireCall *call = m_transport.send({endpoint, WireTransport::ControlLane}, request);
+    // Ours until answered: a probe still out when the monitor goes must not outlive the
+    // transport it came from (the owner declares the transport first, so it goes after us).
+    call->setParent(this);
     connect(call, &WireCall::finished, this, [this, call, endpoint, exchange] {
         call->deleteLater();
         const Step<HealthOutcome> step =

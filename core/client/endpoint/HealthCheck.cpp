@@ -13,7 +13,19 @@ HealthCheck::HealthCheck(std::shared_ptr<const UploadProtocol> protocol, QObject
     , m_protocol(std::move(protocol))
 {}
 
-HealthCheck::~HealthCheck() = default;
+HealthCheck::~HealthCheck()
+{
+    // Calls still out are ours and must go before the transport they came from, which as a
+    // member goes before QObject would delete them as children.
+    qDeleteAll(findChildren<WireCall *>(Qt::FindDirectChildrenOnly));
+}
+
+WireCall *HealthCheck::sendOnControlLane(qsizetype index, const WireRequest &request)
+{
+    WireCall *call = m_transport->send({int(index), WireTransport::ControlLane}, request);
+    call->setParent(this);
+    return call;
+}
 
 void HealthCheck::check(const QList<Endpoint> &endpoints, int timeoutMs)
 {
@@ -42,7 +54,7 @@ void HealthCheck::send(qsizetype index, const Exchange &exchange)
     request.timeoutMs = m_timeoutMs;
     auto clock = std::make_shared<QElapsedTimer>();
     clock->start();
-    WireCall *call = m_transport->send({int(index), WireTransport::ControlLane}, request);
+    WireCall *call = sendOnControlLane(index, request);
     connect(call, &WireCall::finished, this, [this, call, index, exchange, clock] {
         call->deleteLater();
         const Step<HealthOutcome> step =
@@ -72,7 +84,7 @@ void HealthCheck::checkCredentials(qsizetype index)
     // The health check opened the connection: this one's time is about one round trip.
     auto clock = std::make_shared<QElapsedTimer>();
     clock->start();
-    WireCall *call = m_transport->send({int(index), WireTransport::ControlLane}, request);
+    WireCall *call = sendOnControlLane(index, request);
     connect(call, &WireCall::finished, this, [this, call, index, clock] {
         call->deleteLater();
         m_outcomes[index].rttMs = double(clock->nsecsElapsed()) / 1e6;
@@ -92,7 +104,7 @@ void HealthCheck::checkDestination()
     WireRequest request = exchange->request;
     request.timeoutMs = m_timeoutMs;
     // Not part of the verdict: without an answer (an endpoint that is down), each file looks.
-    WireCall *call = m_transport->send({int(index), WireTransport::ControlLane}, request);
+    WireCall *call = sendOnControlLane(index, request);
     connect(call, &WireCall::finished, this, [this, call] {
         call->deleteLater();
         if (m_protocol->readDestinationCheck(m_endpoints.at(index), call->reply()))

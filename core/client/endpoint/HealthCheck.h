@@ -12,6 +12,7 @@
 namespace multilane {
 
 class UploadProtocol;
+class WireCall;
 class WireTransport;
 
 // Asks every endpoint at once whether it is there and takes our credentials (the protocol's
@@ -43,6 +44,7 @@ Q_SIGNALS:
 
 private:
     void send(qsizetype index, const Exchange &exchange);
+    WireCall *sendOnControlLane(qsizetype index, const WireRequest &request);
     void checkCredentials(qsizetype index);
     void checkDestination();
     void settle(); // one endpoint's verdict is in

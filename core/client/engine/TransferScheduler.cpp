@@ -75,6 +75,9 @@ TransferScheduler::~TransferScheduler()
         (*it)->disconnect(this);
         delete *it;
     }
+    // The servers' aborts still out (abortOnServer) go before the transport, a member that
+    // QObject's own destructor would outlive.
+    qDeleteAll(findChildren<WireCall *>(Qt::FindDirectChildrenOnly));
 }
 
 void TransferScheduler::addFiles(const QList<SourceFile> &files, const QList<KnownUpload> &known)

@@ -8,10 +8,12 @@ namespace {
 
 class FakeCall final : public WireCall {
 public:
-    FakeCall(const FakeTransport::Answer &answer, qint64 bodyLength, int &running)
+    FakeCall(const FakeTransport::Answer &answer, qint64 bodyLength, int &running, std::shared_ptr<int> alive)
         : m_running(running)
+        , m_alive(std::move(alive))
     {
         ++m_running;
+        ++*m_alive;
         if (answer.status != 0) {
             m_reply.httpStatus = answer.status;
             m_reply.body = answer.body;
@@ -26,6 +28,8 @@ public:
             finish();
         });
     }
+
+    ~FakeCall() override { --*m_alive; }
 
     void abort() override
     {
@@ -48,6 +52,7 @@ private:
     }
 
     int &m_running;
+    std::shared_ptr<int> m_alive;
     WireReply m_reply;
     bool m_done = false;
 };
@@ -63,7 +68,7 @@ WireCall *FakeTransport::send(const EndpointLease &lease, const WireRequest &req
     const Sent sent{lease, request.method, request.url.path()};
     m_sent.append(sent);
     const Answer answer = m_script ? m_script(sent) : Answer{};
-    return new FakeCall(answer, request.bodyLength(), m_running);
+    return new FakeCall(answer, request.bodyLength(), m_running, m_alive);
 }
 
 int FakeTransport::count(const QString &pathPrefix, int endpoint) const

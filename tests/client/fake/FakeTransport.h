@@ -5,6 +5,7 @@
 #include <QHash>
 #include <QList>
 #include <functional>
+#include <memory>
 
 namespace multilane::testing {
 
@@ -48,6 +49,9 @@ public:
     int count(const QString &pathPrefix, int endpoint = -1) const;
     int idleClosures() const { return m_idleClosures; }
     int running() const { return m_running; }
+    // Calls not yet deleted by their owners; outlives the transport, so a test can see what
+    // an owner left behind after it went.
+    std::shared_ptr<const int> aliveCalls() const { return m_alive; }
 
 private:
     Script m_script;
@@ -55,6 +59,7 @@ private:
     int m_idleClosures = 0;
     QHash<int, int> m_warmed;
     int m_running = 0;
+    std::shared_ptr<int> m_alive = std::make_shared<int>(0);
 };
 
 } // namespace multilane::testing
