@@ -6,7 +6,8 @@
 # Usage: bench/link-family.sh [BUILD_DIR] [OUT_DIR]       (default: build, bench-out)
 #   SEED=N          the links' seed (default: a new one each run; printed)
 #   LINKS=12        how many links
-#   WORKLOADS="big small mix"   CLIENTS="multilane curl8"
+#   WORKLOADS="big small mix"   CLIENTS="multilane curl8" (also: multilane-unpipelined, the same
+#                   client with no chunk sent behind another, for an A/B of pipelining)
 #   BIG_SECONDS=20  the big file's size in seconds of the link's uplink
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -11,7 +11,8 @@
 # bench/wanemu/wanemu.
 # Usage: bench/wan-multilane.sh [BUILD_DIR] [OUT_DIR]   (default: build, bench-out). Needs root.
 #   SEED=N redraws the same paths (a new seed each run otherwise; always printed)
-#   PATHS=6  WORKLOADS="big small"  CLIENTS="multilane curl curl8"
+#   PATHS=6  WORKLOADS="big small"  CLIENTS="multilane curl curl8" (also: multilane-unpipelined,
+#   the same client with nothing sent behind another request, for an A/B of pipelining)
 #   BIG_SECONDS=20 (the big file is this long at the bottleneck rate, at least 100 MB)
 #   CAP=60 (a run still going after CAP seconds is stopped; its fraction counts what it moved)
 set -euo pipefail
@@ -96,10 +97,12 @@ run_client() {
     local timed="/usr/bin/time -f %U+%S -o $work/cpu"
     started=$(date +%s.%N)
     case $client in
-    multilane)
+    multilane | multilane-unpipelined)
         local endpoints=()
         for u in "${urls[@]}"; do endpoints+=(--endpoint "$u"); done
-        $timed timeout "$cap" ip netns exec "$client_ns" "$client_bin" upload --json --quiet --state-dir "$work/state" \
+        local pipelining=on
+        [ "$client" = multilane-unpipelined ] && pipelining=off
+        MULTILANE_PIPELINING=$pipelining $timed timeout "$cap" ip netns exec "$client_ns" "$client_bin" upload --json --quiet --state-dir "$work/state" \
             "${endpoints[@]}" --dest "$dest" "$src/" >"$work/multilane.jsonl" 2>"$work/multilane.err" || status=$? ;;
     curl)
         # One curl process, one connection, the files one after another (curl's {a,b} list).
@@ -123,7 +126,7 @@ run_client() {
         bytes=$(bytes_of "$src")
     else
         outcome=$([ "$status" -eq 124 ] && echo cap || echo "failed-$status")
-        if [ "$client" = multilane ]; then
+        if [ "${client#multilane}" != "$client" ]; then
             bytes=$(grep -o '"bytesDone":[0-9]*' "$work/multilane.jsonl" | tail -1 | cut -d: -f2)
         else
             bytes=$(awk '{ s += $1 } END { printf "%d", s }' "$work/curl.out")

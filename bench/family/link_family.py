@@ -151,10 +151,11 @@ def seconds_to_90(samples, start, end):
     return None
 
 
-def run_timed(command, timeout):
+def run_timed(command, timeout, env=None):
     started = time.time()
     timed = ["/usr/bin/time", "-f", "%e %U %S %M", "-o", "/tmp/link-family.time"] + command
-    process = subprocess.Popen(timed, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+    process = subprocess.Popen(timed, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True,
+                               env=env)
     try:
         output, _ = process.communicate(timeout=timeout)
         code = process.returncode
@@ -293,7 +294,12 @@ def run_client(client, build, binary, receiver, link, folder, work, size, link_s
     # Slow single connections are measured over a bounded time: their rate, not their end.
     timeout = max(60.0, 4 * link_seconds)
     dest = f"r{time.time_ns()}"
-    if client == "multilane":
+    env = None
+    if client == "multilane-unpipelined":
+        # The same client with no chunk sent behind another (DirectTransport's switch): an A/B
+        # of pipelining in one run.
+        env = dict(os.environ, MULTILANE_PIPELINING="off")
+    if client.startswith("multilane"):
         command = [binary, "upload", "--quiet", "--json", "--state-dir", os.path.join(work, "state"),
                    "--dest", dest] + sum((["--endpoint", u] for u in sim.urls), []) + [folder + "/"]
         timeout = max(120.0, 6 * link_seconds)
@@ -301,7 +307,7 @@ def run_client(client, build, binary, receiver, link, folder, work, size, link_s
         script = 'ls "$1" | xargs -P 8 -I{} curl -sf -o /dev/null -T "$1/{}" "$2/v1/files/$3/"'
         command = ["bash", "-c", script, "_", folder, sim.urls[0], dest]
     started = time.time()
-    code, stdout, wall, cpu = run_timed(command, timeout)
+    code, stdout, wall, cpu = run_timed(command, timeout, env)
     ended = time.time()
     samples = sim.samples()
     sim.stop()
@@ -315,7 +321,7 @@ def run_client(client, build, binary, receiver, link, folder, work, size, link_s
         # Timed out (a slow single connection): the rate it moved at.
         result["fraction"] = moved / wall / link["uplink"] if client != "multilane" else None
     result["t90"] = seconds_to_90(samples, 0, ended - started)
-    if client == "multilane":
+    if client.startswith("multilane"):
         for line in stdout.splitlines():
             try:
                 event = json.loads(line)
@@ -341,6 +347,8 @@ def format_row(row, clients):
             cells.append(str(connections.get("level", r.get("peak_connections", "-"))))
             cells.append("-" if r.get("cpu") is None else f"{r['cpu']:.1f}")
             cells.append(f"{r.get('receiver_cpu', 0):.1f}")
+        elif client.startswith("multilane"):
+            cells.append(str(r.get("connections", {}).get("level", r.get("peak_connections", "-"))))
     cells.append(row["verdict"])
     return "| " + " | ".join(cells) + " |"
 
@@ -351,6 +359,8 @@ def write_outputs(out, seed, links, rows, clients):
         header.append(f"{client} of uplink")
         if client == "multilane":
             header += ["s to 90 %", "connections", "client CPU s", "receiver CPU s"]
+        elif client.startswith("multilane"):
+            header.append("connections")
     header.append("verdict")
     lines = [f"Seed {seed}.", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += [format_row(row, clients) for row in rows]

@@ -12,7 +12,10 @@
 #include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <functional>
+#include <memory>
+#include <utility>
 
 using namespace multilane;
 
@@ -26,6 +29,7 @@ public:
         QByteArray bytes;
         bool close = false;        // close the connection after answering
         bool answerAtHead = false; // answer as soon as the head is in (an early refusal)
+        int delayMs = 0;           // hold the answer this long, and read nothing more meanwhile
     };
     using Script = std::function<Answer(int request, const QByteArray &head)>;
 
@@ -47,11 +51,16 @@ public:
     int connections = 0;
     int requests = 0;
     QByteArray lastHead;
+    // Requests whose head was in before a held answer to the one ahead of them went out: sent
+    // behind it (pipelined) rather than after its answer.
+    int headsInWhileHeld = 0;
 
 private:
     void serve(QTcpSocket *socket, QByteArray &buffer)
     {
         buffer += socket->readAll();
+        if (socket->property("holding").toBool())
+            return;
         for (;;) {
             const qsizetype end = buffer.indexOf("\r\n\r\n");
             if (end < 0)
@@ -68,6 +77,19 @@ private:
             ++requests;
             lastHead = head;
             buffer.remove(0, answer.answerAtHead ? buffer.size() : end + 4 + length);
+            if (answer.delayMs > 0) {
+                socket->setProperty("holding", true);
+                QTimer::singleShot(answer.delayMs, socket, [this, socket, &buffer, answer] {
+                    headsInWhileHeld += buffer.contains("\r\n\r\n") ? 1 : 0;
+                    socket->setProperty("holding", false);
+                    socket->write(answer.bytes);
+                    if (answer.close)
+                        socket->disconnectFromHost();
+                    else
+                        serve(socket, buffer);
+                });
+                return;
+            }
             socket->write(answer.bytes);
             if (answer.close) {
                 socket->disconnectFromHost();
@@ -100,6 +122,30 @@ WireRequest get(const QUrl &base, const QString &path = QStringLiteral("/v1/heal
     request.url = base;
     request.url.setPath(path);
     return request;
+}
+
+WireRequest put(const QUrl &base, int bodySize)
+{
+    WireRequest request = get(base, QStringLiteral("/v1/discard"));
+    request.method = "PUT";
+    request.body = QByteArray(bodySize, 'x');
+    return request;
+}
+
+// Sends a PUT of 1000 bytes and, once its body is all written, one of 2000 bytes behind it
+// (the second is null if that was refused, or the first never got that far).
+std::pair<std::unique_ptr<WireCall>, std::unique_ptr<WireCall>>
+sendOneBehindAnother(DirectTransport &transport, const QUrl &url)
+{
+    std::unique_ptr<WireCall> first(transport.send({0, 0}, put(url, 1000)));
+    qint64 written = 0;
+    const QMetaObject::Connection counting =
+        QObject::connect(first.get(), &WireCall::bytesSent, [&written](qint64 total) { written = total; });
+    const bool allWritten = QTest::qWaitFor([&written] { return written == 1000; }, 10000);
+    QObject::disconnect(counting);
+    std::unique_ptr<WireCall> second(allWritten ? transport.sendBehind(first.get(), {0, 0}, put(url, 2000))
+                                                : nullptr);
+    return {std::move(first), std::move(second)};
 }
 
 // Sends and waits for the end; the reply (a default one if it never came).
@@ -271,6 +317,92 @@ private Q_SLOTS:
         QVERIFY2(second.isSuccess(), qPrintable(second.networkError));
         QCOMPARE(server.requests, 3);
         QCOMPARE(server.connections, 2);
+    }
+
+    // A request sent behind another whose body is all written goes on the same connection
+    // before the first one's answer (the server holds it): the connection carries it instead of
+    // idling, and each gets its own answer, in order.
+    void aRequestGoesBehindOneWaitingForItsAnswer()
+    {
+        ScriptedServer server([](int request, const QByteArray &) {
+            ScriptedServer::Answer answer{okJson(request == 0 ? "\"first\"" : "\"second\"")};
+            answer.delayMs = request == 0 ? 300 : 0;
+            return answer;
+        });
+        DirectTransport transport({endpointAt(server.url())}, 10000);
+        auto [first, second] = sendOneBehindAnother(transport, server.url());
+        QVERIFY(second);
+        QSignalSpy secondSent(second.get(), &WireCall::bytesSent);
+        QSignalSpy firstDone(first.get(), &WireCall::finished);
+        QSignalSpy secondDone(second.get(), &WireCall::finished);
+        QVERIFY(secondDone.wait(10000));
+        QCOMPARE(firstDone.size(), 1); // answered first
+        QCOMPARE(first->reply().body, QByteArray("\"first\""));
+        QCOMPARE(second->reply().body, QByteArray("\"second\""));
+        QCOMPARE(secondSent.last().first().toLongLong(), 2000);
+        QCOMPARE(server.headsInWhileHeld, 1);
+        QCOMPARE(server.connections, 1);
+        QCOMPARE(transport.openConnections(), 1); // kept alive for the next
+    }
+
+    // The first answer closes the connection: the request behind it was never answered there,
+    // and goes again on a new connection.
+    void theRequestBehindGoesAgainWhenTheConnectionCloses()
+    {
+        ScriptedServer server([](int request, const QByteArray &) {
+            if (request > 0)
+                return ScriptedServer::Answer{okJson("\"again\"")};
+            ScriptedServer::Answer answer{
+                "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}", true};
+            answer.delayMs = 300;
+            return answer;
+        });
+        DirectTransport transport({endpointAt(server.url())}, 10000);
+        auto [first, second] = sendOneBehindAnother(transport, server.url());
+        QVERIFY(second);
+        QSignalSpy secondDone(second.get(), &WireCall::finished);
+        QVERIFY(secondDone.wait(10000));
+        QVERIFY(first->reply().isSuccess());
+        QVERIFY2(second->reply().isSuccess(), qPrintable(second->reply().networkError));
+        QCOMPARE(second->reply().body, QByteArray("\"again\""));
+        QCOMPARE(server.headsInWhileHeld, 1);
+        QCOMPARE(server.connections, 2);
+    }
+
+    // Cancelling the request behind takes back its bytes by closing the connection: the one
+    // ahead, whose answer had not begun, goes again on a new connection and is answered.
+    void cancellingTheRequestBehindSendsTheOneAheadAgain()
+    {
+        ScriptedServer server([](int request, const QByteArray &) {
+            ScriptedServer::Answer answer{okJson()};
+            answer.delayMs = request == 0 ? 300 : 0;
+            return answer;
+        });
+        DirectTransport transport({endpointAt(server.url())}, 10000);
+        auto [first, second] = sendOneBehindAnother(transport, server.url());
+        QVERIFY(second);
+        QSignalSpy secondSent(second.get(), &WireCall::bytesSent);
+        QVERIFY(secondSent.wait(10000)); // on its way behind the first
+        QSignalSpy firstDone(first.get(), &WireCall::finished);
+        QSignalSpy secondDone(second.get(), &WireCall::finished);
+        second->abort();
+        QCOMPARE(secondDone.size(), 1);
+        QCOMPARE(second->reply().networkError, QStringLiteral("Operation canceled"));
+        QVERIFY(firstDone.wait(10000));
+        QVERIFY2(first->reply().isSuccess(), qPrintable(first->reply().networkError));
+        QCOMPARE(server.connections, 2);
+    }
+
+    // Nothing goes behind a call that is over.
+    void nothingGoesBehindACallThatIsOver()
+    {
+        ScriptedServer server([](int, const QByteArray &) { return ScriptedServer::Answer{okJson()}; });
+        DirectTransport transport({endpointAt(server.url())}, 10000);
+        WireCall *first = transport.send({0, 0}, put(server.url(), 10));
+        QSignalSpy done(first, &WireCall::finished);
+        QVERIFY(done.wait(10000));
+        QVERIFY(!transport.sendBehind(first, {0, 0}, put(server.url(), 10)));
+        delete first;
     }
 
     void earlyRefusalDuringABody()

@@ -28,6 +28,7 @@ class TestSchedulerInProcess : public QObject {
     QTemporaryDir m_dir;
     QList<SourceFile> m_files;
     bool m_finishProvesStorage = false; // of the rig's protocol
+    bool m_pipelines = false;           // the rig's protocol and transport send chunks behind others
 
     // A scheduler over `endpoints` fake endpoints, talking through `transport` (kept by the test).
     struct Rig {
@@ -48,9 +49,12 @@ class TestSchedulerInProcess : public QObject {
         Rig rig;
         rig.pool = std::make_unique<EndpointPool>(list);
         auto transport = std::make_unique<FakeTransport>(std::move(script));
+        transport->setPipelines(m_pipelines);
         rig.transport = transport.get();
         TransferServices services;
-        services.protocol = std::make_shared<FakeProtocol>(m_finishProvesStorage);
+        auto protocol = std::make_shared<FakeProtocol>(m_finishProvesStorage);
+        protocol->setPipelines(m_pipelines);
+        services.protocol = protocol;
         services.transport = std::move(transport);
         services.hasher = std::move(hasher);
         services.random = [](quint32) { return 0u; };
@@ -500,6 +504,94 @@ private Q_SLOTS:
         QVERIFY(finished.wait(20000));
         QCOMPARE(online.last().first().toBool(), true);
         QCOMPARE(count(*r.scheduler, TransferState::Done), 3);
+    }
+
+    void chunksGoBehindOthersWithinTheLevel_data()
+    {
+        QTest::addColumn<bool>("pipelines");
+        QTest::addColumn<bool>("behindAnsweredFirst");
+        QTest::newRow("answers in order") << true << false;
+        QTest::newRow("the ones behind answered first") << true << true;
+        QTest::newRow("a protocol that does not pipeline") << false << false;
+    }
+
+    // A chunk whose body is all written waits a round trip for its answer; the next chunk goes
+    // behind it on its connection meanwhile. Those take no lease and do not count in the level,
+    // every chunk still goes once, and every lease comes back.
+    void chunksGoBehindOthersWithinTheLevel()
+    {
+        QFETCH(bool, pipelines);
+        QFETCH(bool, behindAnsweredFirst);
+        m_pipelines = pipelines;
+        int chunksSent = 0;
+        Rig r = rig(1, [&chunksSent, behindAnsweredFirst](const Sent &sent) {
+            Answer answer;
+            if (sent.path.startsWith(QStringLiteral("/chunk/"))) {
+                // Every other chunk is answered sooner: with the ones behind, before those ahead.
+                answer.delayMs = behindAnsweredFirst && chunksSent % 2 == 1 ? 5 : 40;
+                ++chunksSent;
+            }
+            return answer;
+        });
+        m_pipelines = false;
+        QVERIFY(runToEnd(*r.scheduler));
+        QCOMPARE(count(*r.scheduler, TransferState::Done), 3);
+        QCOMPARE(r.transport->count(QStringLiteral("/chunk/")), 8);
+        QCOMPARE(r.transport->sentBehind() > 0, pipelines);
+        QVERIFY(r.transport->mostRunningAhead() <= r.pool->totalCapacity());
+        QCOMPARE(r.pool->busy(0), 0);
+    }
+
+    // Small files, each a whole request, go behind each other too: each connection carries the
+    // next file's body while it waits for the last one's answer.
+    void wholeFilesGoBehindOthersToo()
+    {
+        QList<SourceFile> small;
+        for (int i = 0; i < 8; ++i) {
+            const QString path = m_dir.filePath(QStringLiteral("small%1").arg(i));
+            QVERIFY(TestFiles::write(path, 500 + i, quint32(100 + i)));
+            small.append({path, QStringLiteral("small%1").arg(i), 500 + i,
+                          QFileInfo(path).lastModified().toMSecsSinceEpoch()});
+        }
+        m_pipelines = true;
+        Rig r = rig(1, [](const Sent &) {
+            Answer answer;
+            answer.delayMs = 30;
+            return answer;
+        });
+        m_pipelines = false;
+        r.scheduler->addFiles(small);
+        QVERIFY(runToEnd(*r.scheduler));
+        QCOMPARE(count(*r.scheduler, TransferState::Done), 11);
+        QCOMPARE(r.transport->count(QStringLiteral("/whole/")), 9);
+        QVERIFY(r.transport->sentBehind(QStringLiteral("/whole/")) > 0);
+        QVERIFY(r.transport->mostRunningAhead() <= r.pool->totalCapacity());
+        QCOMPARE(r.pool->busy(0), 0);
+    }
+
+    // Pause takes back the chunks sent behind others as well: nothing runs, nothing is lost.
+    void pauseTakesBackTheChunksBehindToo()
+    {
+        m_pipelines = true;
+        bool holding = true;
+        Rig r = rig(1, [&holding](const Sent &sent) {
+            Answer answer;
+            answer.delayMs = sent.path.startsWith(QStringLiteral("/chunk/")) ? 20 : 0;
+            answer.hang = holding && sent.path.startsWith(QStringLiteral("/chunk/"));
+            return answer;
+        });
+        m_pipelines = false;
+        r.scheduler->start();
+        QTRY_VERIFY(r.transport->sentBehind() > 0);
+        r.scheduler->pause();
+        QCOMPARE(r.transport->running(), 0);
+        QCOMPARE(r.pool->busy(0), 0);
+        holding = false;
+        QSignalSpy finished(r.scheduler.get(), &TransferScheduler::finished);
+        r.scheduler->resume();
+        QVERIFY(finished.wait(20000));
+        QCOMPARE(count(*r.scheduler, TransferState::Done), 3);
+        QCOMPARE(r.pool->busy(0), 0);
     }
 
     void callsStillOutGoWithTheScheduler()

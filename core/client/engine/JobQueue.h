@@ -35,6 +35,7 @@ public:
     const QList<int> &open() const { return m_open; }
     // Jobs not started yet, in start order.
     QList<int> waiting() const;
+    bool hasWaiting() const { return !m_retry.isEmpty() || m_nextToStart < m_order.size(); }
 
     // Opens files (retried ones first) until `limit` are open; `opened` runs for each.
     void openUpTo(int limit, const std::function<void(TransferJob &)> &opened);

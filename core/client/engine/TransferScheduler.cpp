@@ -221,7 +221,7 @@ void TransferScheduler::pump()
     openQueuedJobs();
     startChunkHashing();
     int refusedLeases = 0;
-    while (m_inFlight.size() < m_connections) {
+    while (requestsAtLevel() < m_connections) {
         const std::optional<EndpointLease> lease = m_pool.acquire();
         if (!lease)
             break;
@@ -370,7 +370,7 @@ void TransferScheduler::warmUpForChunksToCome()
     // A file's chunks wait for its create's answer, a round trip; the connections they will take
     // open meanwhile instead of after it (a handshake each, more over TLS). As many as those
     // chunks can use: a connection opened for nothing costs the receiver a handshake.
-    const int spare = m_connections - int(m_inFlight.size());
+    const int spare = m_connections - requestsAtLevel();
     if (spare <= 0 || m_paused)
         return;
     int chunksToCome = 0;
@@ -380,7 +380,7 @@ void TransferScheduler::warmUpForChunksToCome()
     }
     if (chunksToCome == 0)
         return;
-    const int wanted = int(m_inFlight.size()) + std::min(spare, chunksToCome);
+    const int wanted = requestsAtLevel() + std::min(spare, chunksToCome);
     int totalWeight = 0;
     for (int endpoint = 0; endpoint < m_pool.endpointCount(); ++endpoint)
         totalWeight += m_pool.takesRequests(endpoint) ? m_pool.endpoint(endpoint).weight : 0;
@@ -537,14 +537,18 @@ UploadContext TransferScheduler::contextFor(const TransferJob &job, const Endpoi
 void TransferScheduler::accountBusySlots()
 {
     const qint64 elapsed = now() - m_startedMs;
-    m_busySlotMs += qint64(m_inFlight.size()) * (elapsed - m_busySlotsSinceMs);
+    m_busySlotMs += qint64(requestsAtLevel()) * (elapsed - m_busySlotsSinceMs);
     m_busySlotsSinceMs = elapsed;
 }
 
 void TransferScheduler::send(const InFlight &request)
 {
+    track(m_services.transport->send(request.lease, request.exchange.request), request);
+}
+
+void TransferScheduler::track(WireCall *call, const InFlight &request)
+{
     accountBusySlots();
-    WireCall *call = m_services.transport->send(request.lease, request.exchange.request);
     InFlight &tracked = *m_inFlight.insert(call, request);
     tracked.startedMs = now();
     tracked.sent = 0;
@@ -560,16 +564,92 @@ void TransferScheduler::send(const InFlight &request)
             m_jobs.job(it->job).addBytesInFlight(sent - it->sent);
             m_dirtyJobs.insert(it->job);
             it->sent = sent;
+            if (sent == it->exchange.request.file->length)
+                sendBehind(call);
         });
     }
 }
 
-void TransferScheduler::sendChunk(TransferJob &job, const ReadyChunk &chunk, const EndpointLease &lease)
+bool TransferScheduler::hasWorkForMoreThanTheLevel() const
+{
+    // At an upload's end a chunk behind another would wait there while other connections have
+    // nothing left: only while the chunks still to send outnumber the connections.
+    if (m_jobs.hasWaiting())
+        return true;
+    qint64 toSend = -qint64(m_inFlight.size());
+    for (int id : m_jobs.open()) {
+        const TransferJob &job = m_jobs.job(id);
+        toSend += job.planner().chunkCount() - job.acknowledgedChunks();
+        if (toSend > m_connections)
+            return true;
+    }
+    return false;
+}
+
+void TransferScheduler::sendBehind(WireCall *ahead)
+{
+    const auto it = m_inFlight.constFind(ahead);
+    if (it == m_inFlight.cend() || (it->kind != RequestKind::Chunk && it->kind != RequestKind::Single) ||
+        it->cancelled || it->ahead || it->behind || !m_services.protocol->capabilities().pipelines ||
+        m_paused)
+        return;
+    const EndpointLease lease = it->lease;
+    if (!m_pool.takesRequests(lease.endpoint) || m_pool.isUnchecked(lease.endpoint) ||
+        !hasWorkForMoreThanTheLevel() || !mayPushData())
+        return;
+    // A ready chunk, else the next whole file: what a connection freed now would get.
+    TransferJob *job = m_jobs.next(wantsChunkSent);
+    const bool chunked = job != nullptr;
+    if (!job)
+        job = m_jobs.next(wantsWholeSent, JobQueue::Pick::Earliest);
+    if (!job)
+        return;
+    const ReadyChunk chunk = chunked ? job->takeReadyChunk() : ReadyChunk{};
+    InFlight request = chunked ? chunkRequest(*job, chunk, lease)
+                               : InFlight{RequestKind::Single,
+                                          job->id(),
+                                          -1,
+                                          {},
+                                          {},
+                                          lease,
+                                          m_services.protocol->sendWhole(contextFor(*job, lease))};
+    WireCall *call = m_services.transport->sendBehind(ahead, lease, request.exchange.request);
+    if (!call) {
+        if (chunked)
+            job->addReady(chunk);
+        return;
+    }
+    if (chunked) {
+        m_limiter.consume(job->planner().chunk(chunk.index).length, now());
+    } else {
+        m_limiter.consume(job->source().size, now());
+        job->setState(TransferState::Uploading);
+        job->requestInFlight = true;
+    }
+    request.ahead = ahead;
+    request.holdsLease = false;
+    track(call, request);
+    m_inFlight[ahead].behind = call;
+    ++m_requestsBehind;
+}
+
+TransferScheduler::InFlight TransferScheduler::chunkRequest(const TransferJob &job, const ReadyChunk &chunk,
+                                                            const EndpointLease &lease) const
 {
     const ChunkRange range = job.planner().chunk(chunk.index);
     const ChunkToSend toSend{chunk.index, range.offset, range.length, chunk.checksumHex};
-    send({RequestKind::Chunk, job.id(), chunk.index, chunk.checksumHex, job.uploadId(), lease,
-          m_services.protocol->sendChunk(contextFor(job, lease), toSend)});
+    return {RequestKind::Chunk,
+            job.id(),
+            chunk.index,
+            chunk.checksumHex,
+            job.uploadId(),
+            lease,
+            m_services.protocol->sendChunk(contextFor(job, lease), toSend)};
+}
+
+void TransferScheduler::sendChunk(TransferJob &job, const ReadyChunk &chunk, const EndpointLease &lease)
+{
+    send(chunkRequest(job, chunk, lease));
 }
 
 void TransferScheduler::sendComplete(TransferJob &job, const EndpointLease &lease)

@@ -118,9 +118,23 @@ private:
         qint64 sent = 0;
         bool cancelled = false; // aborted by pause: not a failure
         qint64 startedMs = 0;
+        // Pipelining: a chunk sent behind `ahead` on its connection holds no lease of its own and
+        // is not counted in the level; when ahead ends, it takes ahead's lease and place.
+        WireCall *ahead = nullptr;
+        WireCall *behind = nullptr;
+        bool holdsLease = true;
     };
 
     void pump();
+    // Requests in flight that count in the level: not those sent behind another.
+    int requestsAtLevel() const { return int(m_inFlight.size()) - m_requestsBehind; }
+    // Sends a ready chunk behind `ahead` (a chunk whose body is all written) where the protocol
+    // allows it and there is work enough that no connection goes without.
+    void sendBehind(WireCall *ahead);
+    bool hasWorkForMoreThanTheLevel() const;
+    // `request` ended: the one behind it takes its place and lease; returns that one, if any.
+    WireCall *handOnPlace(InFlight &request);
+    void releaseLease(const InFlight &request);
     void warmUpForChunksToCome();
     void openQueuedJobs();
     void startChunkHashing();
@@ -137,6 +151,8 @@ private:
 
     UploadContext contextFor(const TransferJob &job, const EndpointLease &lease) const;
     void send(const InFlight &request);
+    void track(WireCall *call, const InFlight &request); // a call just sent
+    InFlight chunkRequest(const TransferJob &job, const ReadyChunk &chunk, const EndpointLease &lease) const;
     void sendChunk(TransferJob &job, const ReadyChunk &chunk, const EndpointLease &lease);
     void sendComplete(TransferJob &job, const EndpointLease &lease);
     void accountBusySlots();
@@ -188,6 +204,7 @@ private:
     QSet<int> m_refusedEndpoints; // refused our credentials: out until the run ends
     int m_chunksHashing = 0;
     QHash<WireCall *, InFlight> m_inFlight;
+    int m_requestsBehind = 0; // of m_inFlight, sent behind another (pipelined)
     qint64 m_bytesAcknowledged = 0;
     qint64 m_bytesInFlight = 0;
     qint64 m_bytesSent = 0;       // every byte sent, resends included: the rate

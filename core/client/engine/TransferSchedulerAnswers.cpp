@@ -12,26 +12,57 @@ void TransferScheduler::onCallFinished(WireCall *call)
         return;
     InFlight request = *found;
     m_inFlight.erase(found);
+    WireCall *promoted = handOnPlace(request);
     m_bytesInFlight -= request.sent;
     TransferJob &job = m_jobs.job(request.job);
     job.addBytesInFlight(-request.sent);
     m_dirtyJobs.insert(request.job);
-    if (request.cancelled) {
-        m_pool.release(request.lease);
-        putBack(job, request);
-        pump();
-        return;
-    }
     const WireReply &reply = call->reply();
-    if (reply.unreadableBody) {
-        m_pool.release(request.lease);
+    if (request.cancelled) {
+        releaseLease(request);
+        putBack(job, request);
+    } else if (reply.unreadableBody) {
+        releaseLease(request);
         if (!isTerminal(job.state()))
             finishJob(job, TransferState::Failed, *reply.unreadableBody);
-        pump();
-        return;
+    } else {
+        handleAnswer(job, request, reply);
     }
-    handleAnswer(job, request, reply);
+    // The chunk that took this one's place may have its body written already: one more behind it.
+    if (const auto next = m_inFlight.constFind(promoted); promoted && next != m_inFlight.cend() &&
+                                                          next->exchange.request.file &&
+                                                          next->sent == next->exchange.request.file->length)
+        sendBehind(promoted);
     pump();
+}
+
+WireCall *TransferScheduler::handOnPlace(InFlight &request)
+{
+    if (request.ahead) {
+        // Ended before the one ahead of it (cancelled, or their connection ended): it held no
+        // lease, and the one ahead goes on alone.
+        --m_requestsBehind;
+        if (auto ahead = m_inFlight.find(request.ahead); ahead != m_inFlight.end())
+            ahead->behind = nullptr;
+        request.ahead = nullptr;
+        request.holdsLease = false;
+    }
+    WireCall *next = std::exchange(request.behind, nullptr);
+    auto behind = next ? m_inFlight.find(next) : m_inFlight.end();
+    if (behind == m_inFlight.end())
+        return nullptr;
+    --m_requestsBehind; // it counts in the level from now on
+    behind->ahead = nullptr;
+    behind->holdsLease = request.holdsLease;
+    behind->startedMs = now(); // its own time, for the endpoint's score, starts now
+    request.holdsLease = false;
+    return next;
+}
+
+void TransferScheduler::releaseLease(const InFlight &request)
+{
+    if (request.holdsLease)
+        m_pool.release(request.lease);
 }
 
 template<typename Outcome> bool TransferScheduler::followUp(const Step<Outcome> &step, InFlight &request)
@@ -83,7 +114,7 @@ void TransferScheduler::handleAnswer(TransferJob &job, InFlight &request, const 
         recordAnswer(request, step.failure());
         if (!step.failure() && followUp(step, request))
             return nullptr;
-        m_pool.release(request.lease);
+        releaseLease(request);
         return step.failure();
     };
     if (request.kind == RequestKind::Chunk) {
@@ -325,7 +356,7 @@ bool TransferScheduler::waitForCheck(TransferJob &job, const InFlight &request)
     const int endpoint = request.lease.endpoint;
     if (!m_pool.isUnchecked(endpoint))
         return false;
-    m_pool.release(request.lease);
+    releaseLease(request);
     m_pool.setPending(endpoint, true);
     putBack(job, request);
     return true;

@@ -36,6 +36,10 @@ struct ProtocolCapabilities {
     // names their SHA-256; S3's ETag, checked, is their MD5 or that of the parts' MD5s), so an
     // endpoint whose check has not answered yet may end files.
     bool finishProvesStorage = false;
+    // A chunk or a whole file may go behind another on one connection (HTTP/1.1 pipelining): the
+    // server answers pipelined requests in order, and one sent twice (when the shared connection
+    // ends first) does no harm: a chunk is written again in place, a whole file is found there.
+    bool pipelines = false;
 };
 
 // One file's upload as a protocol needs to see it for any of its requests.

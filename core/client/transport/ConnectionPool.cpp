@@ -112,14 +112,26 @@ DirectConnection *ConnectionPool::open(const Endpoint &endpoint, const QString &
             });
     connect(connection, &DirectConnection::closed, this, [this, connection] { retire(connection); });
     connect(connection, &DirectConnection::bytesSent, this, [this, connection](qint64 total) {
-        if (DirectCall *running = m_running.value(connection))
-            Q_EMIT running->bytesSent(total);
+        DirectCall *writing = m_behind.value(connection);
+        if (!writing)
+            writing = m_running.value(connection);
+        if (writing)
+            Q_EMIT writing->bytesSent(total);
     });
     return connection;
 }
 
 void ConnectionPool::begin(DirectCall *call, bool fresh)
 {
+    DirectConnection *ahead = call->behind;
+    call->behind = nullptr;
+    if (ahead && !fresh && ahead->takesRequestBehind() && m_running.contains(ahead) &&
+        !m_behind.contains(ahead)) {
+        m_behind.insert(ahead, call);
+        call->connection = ahead;
+        ahead->startBehind(call->request());
+        return;
+    }
     DirectConnection *connection = fresh ? nullptr : idleFor(keyOf(*call));
     if (!connection && !fresh)
         connection = warmingFor(keyOf(*call));
@@ -135,7 +147,11 @@ void ConnectionPool::onFinished(DirectConnection *connection, const WireReply &r
     DirectCall *call = m_running.take(connection);
     if (call)
         call->connection = nullptr;
-    if (connection->state() == DirectConnection::State::Idle) {
+    if (DirectCall *next = m_behind.take(connection)) {
+        // The call behind is the next to be answered: the connection carries it on, or (closed)
+        // reports its end right after this one's, and is retired then.
+        m_running.insert(connection, next);
+    } else if (connection->state() == DirectConnection::State::Idle) {
         if (auto *tls = qobject_cast<TlsChannel *>(&connection->channel())) {
             const QByteArray ticket = tls->sessionTicket();
             if (!ticket.isEmpty())
@@ -148,8 +164,9 @@ void ConnectionPool::onFinished(DirectConnection *connection, const WireReply &r
     if (!call)
         return;
     if (retryable && !call->retried) {
-        // The server closed the kept-alive connection before it saw this request: send it again
-        // on a new one (what browsers and Qt do too), once.
+        // The server closed the kept-alive connection before it saw this request, or the request
+        // sharing the connection ended it: send it again on a new one (what browsers and Qt do
+        // too), once.
         call->retried = true;
         begin(call, true);
         return;
@@ -167,6 +184,8 @@ void ConnectionPool::retire(DirectConnection *connection)
         count(connection, *last, &ignored, &busy);
     }
     m_ackedAtSample.remove(connection);
+    m_running.remove(connection);
+    m_behind.remove(connection);
     const QString key = m_keys.take(connection);
     for (QHash<QString, QList<DirectConnection *>> *lists : {&m_idle, &m_warming}) {
         auto list = lists->find(key);
@@ -188,8 +207,13 @@ void ConnectionPool::cancel(DirectCall *call, const QString &why)
         call->finish(reply);
         return;
     }
-    if (call->connection)
-        call->connection->abort(why); // finished() comes back through onFinished
+    if (!call->connection)
+        return;
+    // finished() comes back through onFinished
+    if (m_behind.value(call->connection) == call)
+        call->connection->abortBehind(why);
+    else
+        call->connection->abort(why);
 }
 
 void ConnectionPool::forget(DirectCall *call)
@@ -198,6 +222,11 @@ void ConnectionPool::forget(DirectCall *call)
     DirectConnection *connection = std::exchange(call->connection, nullptr);
     if (!connection)
         return;
+    if (m_behind.value(connection) == call) {
+        m_behind.remove(connection);
+        connection->abortBehind(QStringLiteral("Operation canceled"));
+        return;
+    }
     m_running.remove(connection);
     connection->abort(QStringLiteral("Operation canceled")); // closes it; the pool retires it
 }

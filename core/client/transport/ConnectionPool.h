@@ -28,7 +28,8 @@ public:
     // Starts the call on the next turn of the event loop (with the others queued meanwhile), so
     // whoever got it from send() has connected to its signals by then.
     void enqueue(DirectCall *call);
-    // Ends a call now, with no answer.
+    // Ends a call now, with no answer (and the other call sharing its connection, if any, ends
+    // unanswered and goes again on a new one).
     void cancel(DirectCall *call, const QString &why);
     // A call is going away unfinished: its connection (if any) is closed, nothing is emitted.
     void forget(DirectCall *call);
@@ -58,7 +59,8 @@ private:
     QSet<DirectConnection *> m_connections;
     QHash<QString, QList<DirectConnection *>> m_idle;
     QHash<QString, QList<DirectConnection *>> m_warming; // opened for calls still to come
-    QHash<DirectConnection *, DirectCall *> m_running;
+    QHash<DirectConnection *, DirectCall *> m_running;   // the call whose answer comes next
+    QHash<DirectConnection *, DirectCall *> m_behind;    // the call written behind it
     QHash<DirectConnection *, QString> m_keys;
     QHash<QString, QByteArray> m_sessionTickets; // by origin, for TLS resumption
     // Delivery: per connection the bytes acknowledged at the last sample; a connection counts

@@ -33,6 +33,9 @@ public:
     bool retried = false;
     // The connection carrying it now (ConnectionPool's to set), null while queued.
     DirectConnection *connection = nullptr;
+    // Asked to go behind the request this connection carries (WireTransport::sendBehind); where
+    // that is no longer possible when it starts, it goes as any other call.
+    QPointer<DirectConnection> behind;
 
     // ConnectionPool's side: the call ends with this reply (once).
     void finish(const WireReply &reply);

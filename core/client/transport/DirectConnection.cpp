@@ -44,15 +44,12 @@ void DirectConnection::warm()
 void DirectConnection::start(const OutgoingRequest &request)
 {
     m_hasRequest = true;
-    m_request = request;
-    m_headSent = 0;
-    m_fileSent = 0;
-    m_sendingDone = false;
+    m_current = Exchange{request};
+    m_behind.reset();
     m_parser = std::make_unique<HttpResponseParser>(request.headRequest);
     ++m_exchanges;
     touch();
-    if (request.timeoutMs > 0)
-        m_watchdog.start(request.timeoutMs);
+    armWatchdog();
     if (m_state == State::New) {
         m_state = State::Connecting;
         m_channel->open(m_host, m_port);
@@ -62,6 +59,28 @@ void DirectConnection::start(const OutgoingRequest &request)
         return; // warming: it goes once the channel is ready
     m_state = State::Busy;
     pushRequest();
+}
+
+bool DirectConnection::takesRequestBehind() const
+{
+    return m_state == State::Busy && m_current.sendingDone && !m_behind;
+}
+
+void DirectConnection::startBehind(const OutgoingRequest &request)
+{
+    Q_ASSERT(takesRequestBehind());
+    m_behind = Exchange{request};
+    ++m_exchanges;
+    touch();
+    pushRequest();
+}
+
+void DirectConnection::armWatchdog()
+{
+    if (m_current.request.timeoutMs > 0)
+        m_watchdog.start(m_current.request.timeoutMs);
+    else
+        m_watchdog.stop();
 }
 
 void DirectConnection::onReady()
@@ -97,59 +116,67 @@ void DirectConnection::onFailed()
 
 void DirectConnection::pushRequest()
 {
-    if (m_state != State::Busy || m_sendingDone)
+    if (m_state != State::Busy || writing().sendingDone)
         return;
-    const OutgoingRequest &request = m_request;
+    // A receiver of bytesSent may end or replace the exchange: each turn checks it is still the
+    // one being written.
+    Exchange *exchange = &writing();
+    const auto stillWriting = [this, exchange] { return m_state == State::Busy && &writing() == exchange; };
+    const OutgoingRequest &request = exchange->request;
     const qint64 headTotal = request.headAndBody.size();
     const qint64 headOnly = headTotal - request.bodyInMemory;
     qint64 movedThisTurn = 0;
-    while (m_headSent < headTotal) {
-        const qint64 n = m_channel->write(request.headAndBody.constData() + m_headSent,
-                                          headTotal - m_headSent, request.fileLength > 0);
+    while (exchange->headSent < headTotal) {
+        const qint64 n = m_channel->write(request.headAndBody.constData() + exchange->headSent,
+                                          headTotal - exchange->headSent, request.fileLength > 0);
         if (n < 0)
             return writeFailed();
         if (n == 0)
             return m_channel->watchWritable(true);
-        m_headSent += n;
+        exchange->headSent += n;
         touch();
-        if (request.bodyInMemory > 0 && m_headSent > headOnly) {
-            Q_EMIT bytesSent(m_headSent - headOnly);
-            if (m_state != State::Busy)
-                return; // a receiver of the signal ended the exchange
+        if (request.bodyInMemory > 0 && exchange->headSent > headOnly) {
+            Q_EMIT bytesSent(exchange->headSent - headOnly);
+            if (!stillWriting())
+                return;
         }
     }
-    while (m_fileSent < request.fileLength) {
+    while (exchange->fileSent < request.fileLength) {
         if (movedThisTurn >= BytesPerTurn)
             return m_channel->watchWritable(true);
-        const qint64 n = m_channel->sendFile(request.fileFd, request.fileOffset + m_fileSent,
-                                             request.fileLength - m_fileSent);
+        const qint64 n = m_channel->sendFile(request.fileFd, request.fileOffset + exchange->fileSent,
+                                             request.fileLength - exchange->fileSent);
         if (n == -2)
             return bodyUnreadable();
         if (n < 0)
             return writeFailed();
         if (n == 0)
             return m_channel->watchWritable(true);
-        m_fileSent += n;
+        exchange->fileSent += n;
         movedThisTurn += n;
         touch();
-        Q_EMIT bytesSent(m_fileSent);
-        if (m_state != State::Busy)
+        Q_EMIT bytesSent(exchange->fileSent);
+        if (!stillWriting())
             return;
     }
-    m_sendingDone = true;
+    exchange->sendingDone = true;
     m_channel->watchWritable(false);
 }
 
 void DirectConnection::bodyUnreadable()
 {
+    const Exchange &exchange = writing();
     WireReply reply;
     reply.networkError = QStringLiteral("cannot read %1: it ended after %2 of the %3 bytes to send (did it "
                                         "change while it was sent?)")
-                             .arg(m_request.filePath)
-                             .arg(m_request.fileOffset + m_fileSent)
-                             .arg(m_request.fileOffset + m_request.fileLength);
+                             .arg(exchange.request.filePath)
+                             .arg(exchange.request.fileOffset + exchange.fileSent)
+                             .arg(exchange.request.fileOffset + exchange.request.fileLength);
     reply.unreadableBody = reply.networkError;
-    endExchange(reply, false);
+    if (m_behind)
+        closeBoth(unansweredPartner(), true, reply); // the current one was sent whole
+    else
+        endExchange(reply, false);
 }
 
 void DirectConnection::writeFailed()
@@ -194,16 +221,25 @@ void DirectConnection::onReadable()
             return;
         }
         touch();
-        const qsizetype used = m_parser->feed(buffer, got);
-        if (m_parser->hasFailed()) {
-            endExchange(replyFromParser(), false);
-            return;
-        }
-        if (m_parser->isDone()) {
+        qsizetype offset = 0;
+        while (offset < got) {
+            const qsizetype used = m_parser->feed(buffer + offset, got - offset);
+            offset += used;
+            if (m_parser->hasFailed()) {
+                endExchange(replyFromParser(), false);
+                return;
+            }
+            if (!m_parser->isDone())
+                break;
             // An answer before the whole body was sent (a refusal) leaves the body's rest unsent,
-            // and bytes after the answer were never asked for: the connection is out of step.
-            endExchange(replyFromParser(), m_sendingDone && m_parser->keepsAlive() && used == got);
-            return;
+            // and bytes after the answer were never asked for, unless a request waits behind:
+            // they are the start of its answer. Otherwise the connection is out of step.
+            const bool inStep =
+                m_current.sendingDone && m_parser->keepsAlive() && (offset == got || m_behind);
+            const bool behind = m_behind.has_value();
+            endExchange(replyFromParser(), inStep);
+            if (!inStep || !behind || m_state != State::Busy)
+                return; // ended, or a receiver of finished() ended the one behind too
         }
     }
 }
@@ -235,23 +271,56 @@ void DirectConnection::abort(const QString &why)
     endExchange(reply, false);
 }
 
+void DirectConnection::abortBehind(const QString &why)
+{
+    if (m_state != State::Busy || !m_behind)
+        return;
+    // Its bytes are on the wire behind the current request's: only closing takes them back.
+    WireReply reply;
+    reply.networkError = why;
+    closeBoth(unansweredPartner(), true, reply);
+}
+
+WireReply DirectConnection::unansweredPartner()
+{
+    WireReply reply;
+    reply.networkError = QStringLiteral("the connection it shared with another request was closed");
+    reply.closedUnanswered = true;
+    return reply;
+}
+
 void DirectConnection::onWatchdog()
 {
     if (m_state != State::Busy && m_state != State::Connecting)
         return;
-    const qint64 left = m_request.timeoutMs - m_sinceProgress.elapsed();
+    const int timeoutMs = m_current.request.timeoutMs;
+    const qint64 left = timeoutMs - m_sinceProgress.elapsed();
     if (left > 0) {
         m_watchdog.start(int(left));
         return;
     }
-    abort(QStringLiteral("no bytes moved for %1 ms; the request was given up").arg(m_request.timeoutMs));
+    abort(QStringLiteral("no bytes moved for %1 ms; the request was given up").arg(timeoutMs));
 }
 
 void DirectConnection::endExchange(WireReply reply, bool keepOpen, bool retryable)
 {
+    if (!keepOpen && m_behind) {
+        // The request behind never had an answer started: it ends with the connection.
+        closeBoth(reply, retryable, unansweredPartner());
+        return;
+    }
     m_watchdog.stop();
+    if (keepOpen && m_behind) {
+        // The answer is in; the request behind it is now the current one.
+        m_current = *std::exchange(m_behind, std::nullopt);
+        m_parser = std::make_unique<HttpResponseParser>(m_current.request.headRequest);
+        touch();
+        armWatchdog();
+        Q_EMIT finished(reply, retryable);
+        return;
+    }
     m_parser.reset();
-    m_request = {};
+    m_current = {};
     m_hasRequest = false;
     if (keepOpen) {
         m_state = State::Idle;
@@ -260,6 +329,21 @@ void DirectConnection::endExchange(WireReply reply, bool keepOpen, bool retryabl
         m_state = State::Closed;
     }
     Q_EMIT finished(reply, retryable);
+}
+
+void DirectConnection::closeBoth(const WireReply &currentReply, bool currentRetryable,
+                                 const WireReply &behindReply)
+{
+    m_watchdog.stop();
+    m_parser.reset();
+    m_current = {};
+    m_behind.reset();
+    m_hasRequest = false;
+    closeChannel();
+    m_state = State::Closed;
+    // A request behind another had no answer begun: sending it again cannot repeat one.
+    Q_EMIT finished(currentReply, currentRetryable);
+    Q_EMIT finished(behindReply, behindReply.closedUnanswered);
 }
 
 std::optional<TcpInfo::Reading> DirectConnection::tcpReading() const

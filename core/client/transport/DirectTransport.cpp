@@ -31,6 +31,7 @@ DirectTransport::DirectTransport(const EndpointPool &pool, int transferTimeoutMs
     : m_transferTimeoutMs(transferTimeoutMs)
     , m_userAgent("multilane/" + QCoreApplication::applicationVersion().toUtf8())
     , m_pool(std::make_unique<ConnectionPool>())
+    , m_pipelines(qEnvironmentVariable("MULTILANE_PIPELINING").trimmed().toLower() != QLatin1String("off"))
 {
     for (int endpoint = 0; endpoint < pool.endpointCount(); ++endpoint)
         m_endpoints.append(pool.endpoint(endpoint));
@@ -41,11 +42,34 @@ DirectTransport::DirectTransport(const QList<Endpoint> &endpoints, int transferT
     , m_transferTimeoutMs(transferTimeoutMs)
     , m_userAgent("multilane/" + QCoreApplication::applicationVersion().toUtf8())
     , m_pool(std::make_unique<ConnectionPool>())
+    , m_pipelines(qEnvironmentVariable("MULTILANE_PIPELINING").trimmed().toLower() != QLatin1String("off"))
 {}
 
 DirectTransport::~DirectTransport() = default;
 
 WireCall *DirectTransport::send(const EndpointLease &lease, const WireRequest &wire)
+{
+    WireCall *call = makeCall(lease, wire);
+    if (auto *direct = qobject_cast<DirectCall *>(call))
+        m_pool->enqueue(direct);
+    return call;
+}
+
+WireCall *DirectTransport::sendBehind(WireCall *ahead, const EndpointLease &lease, const WireRequest &wire)
+{
+    auto *head = qobject_cast<DirectCall *>(ahead);
+    if (!m_pipelines || !head || head->isDone() || !head->connection ||
+        head->origin() != originOf(wire.url, lease.endpoint))
+        return nullptr;
+    WireCall *call = makeCall(lease, wire);
+    if (auto *direct = qobject_cast<DirectCall *>(call)) {
+        direct->behind = head->connection;
+        m_pool->enqueue(direct);
+    }
+    return call;
+}
+
+WireCall *DirectTransport::makeCall(const EndpointLease &lease, const WireRequest &wire)
 {
     OutgoingRequest request;
     request.headAndBody = HttpRequestHead::build(wire, m_userAgent);
@@ -68,7 +92,6 @@ WireCall *DirectTransport::send(const EndpointLease &lease, const WireRequest &w
                                 wire.url, request);
     // The pool owns what its sender has not deleted yet (a health check may go first).
     call->setParent(m_pool.get());
-    m_pool->enqueue(call);
     return call;
 }
 

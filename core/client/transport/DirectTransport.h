@@ -25,16 +25,21 @@ public:
     ~DirectTransport() override;
 
     WireCall *send(const EndpointLease &lease, const WireRequest &request) override;
+    WireCall *sendBehind(WireCall *ahead, const EndpointLease &lease, const WireRequest &request) override;
     void closeIdleConnections() override;
     void warmUp(int endpoint, const QUrl &origin, int connections) override;
     Delivery delivery() override;
     int openConnections() const;
 
 private:
+    // The call for `request`, not yet queued (an UnsentCall when its file cannot be opened).
+    WireCall *makeCall(const EndpointLease &lease, const WireRequest &request);
+
     QList<Endpoint> m_endpoints;
     int m_transferTimeoutMs;
     QByteArray m_userAgent;
     std::unique_ptr<ConnectionPool> m_pool;
+    bool m_pipelines; // MULTILANE_PIPELINING=off sends nothing behind another (benchmarks' A/B)
 };
 
 } // namespace multilane

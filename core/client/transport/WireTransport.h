@@ -39,6 +39,19 @@ public:
 
     virtual ~WireTransport() = default;
     virtual WireCall *send(const EndpointLease &lease, const WireRequest &request) = 0;
+    // Sends `request` on the connection that carries `ahead`, right behind it (HTTP/1.1
+    // pipelining), once ahead's body is all written: that connection then carries a body while
+    // it waits for ahead's answer instead of idling a round trip. The server must answer
+    // pipelined requests in order, and both must be safe to send again (the one behind goes again
+    // on a new connection when the shared one ends first). nullptr where the transport cannot (then
+    // nothing was sent).
+    virtual WireCall *sendBehind(WireCall *ahead, const EndpointLease &lease, const WireRequest &request)
+    {
+        Q_UNUSED(ahead);
+        Q_UNUSED(lease);
+        Q_UNUSED(request);
+        return nullptr;
+    }
     virtual Delivery delivery() { return {}; }
     // Closes kept-alive connections that carry nothing now (a paused transfer holds none).
     virtual void closeIdleConnections() = 0;

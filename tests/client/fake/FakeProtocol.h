@@ -14,6 +14,8 @@ public:
     // finishProvesStorage: a whole file's or a complete's answer names the stored file's SHA-256,
     // the file's own unless the answer's body names another.
     explicit FakeProtocol(bool finishProvesStorage = false);
+    // ProtocolCapabilities::pipelines.
+    void setPipelines(bool pipelines) { m_capabilities.pipelines = pipelines; }
 
     const ProtocolCapabilities &capabilities() const override { return m_capabilities; }
     Exchange health(const Endpoint &endpoint) const override;

@@ -1,6 +1,9 @@
 #include "FakeTransport.h"
 
+#include <QPointer>
 #include <QTimer>
+
+#include <algorithm>
 
 namespace multilane::testing {
 
@@ -8,17 +11,33 @@ namespace {
 
 class FakeCall final : public WireCall {
 public:
-    FakeCall(const FakeTransport::Answer &answer, qint64 bodyLength, int &running, std::shared_ptr<int> alive)
+    FakeCall(const FakeTransport::Answer &answer, qint64 bodyLength, int &running, int &runningBehind,
+             std::shared_ptr<int> alive, FakeCall *ahead = nullptr)
         : m_running(running)
+        , m_runningBehind(runningBehind)
         , m_alive(std::move(alive))
     {
         ++m_running;
+        if (ahead && !ahead->m_done) {
+            // Behind it until it ends, then in its place.
+            ahead->m_behind = this;
+            m_isBehind = true;
+            ++m_runningBehind;
+        }
         ++*m_alive;
         if (answer.status != 0) {
             m_reply.httpStatus = answer.status;
             m_reply.body = answer.body;
         } else {
             m_reply.networkError = QStringLiteral("Connection refused");
+        }
+        if (bodyLength > 0 && (answer.hang || answer.delayMs > 0)) {
+            // The body goes at once, the answer later (a round trip, a slow server) or never.
+            QTimer::singleShot(0, this, [this, bodyLength] {
+                if (!m_done)
+                    Q_EMIT bytesSent(bodyLength);
+            });
+            bodyLength = 0;
         }
         if (answer.hang)
             return;
@@ -48,11 +67,20 @@ private:
             return;
         m_done = true;
         --m_running;
+        if (m_isBehind)
+            --m_runningBehind;
+        if (m_behind && m_behind->m_isBehind) {
+            m_behind->m_isBehind = false;
+            --m_runningBehind;
+        }
         Q_EMIT finished();
     }
 
     int &m_running;
+    int &m_runningBehind;
     std::shared_ptr<int> m_alive;
+    QPointer<FakeCall> m_behind;
+    bool m_isBehind = false;
     WireReply m_reply;
     bool m_done = false;
 };
@@ -68,7 +96,27 @@ WireCall *FakeTransport::send(const EndpointLease &lease, const WireRequest &req
     const Sent sent{lease, request.method, request.url.path()};
     m_sent.append(sent);
     const Answer answer = m_script ? m_script(sent) : Answer{};
-    return new FakeCall(answer, request.bodyLength(), m_running, m_alive);
+    auto *call = new FakeCall(answer, request.bodyLength(), m_running, m_runningBehind, m_alive);
+    m_mostRunningAhead = std::max(m_mostRunningAhead, m_running - m_runningBehind);
+    return call;
+}
+
+WireCall *FakeTransport::sendBehind(WireCall *ahead, const EndpointLease &lease, const WireRequest &request)
+{
+    if (!m_pipelines)
+        return nullptr;
+    const Sent sent{lease, request.method, request.url.path(), true};
+    m_sent.append(sent);
+    const Answer answer = m_script ? m_script(sent) : Answer{};
+    return new FakeCall(answer, request.bodyLength(), m_running, m_runningBehind, m_alive,
+                        static_cast<FakeCall *>(ahead));
+}
+
+int FakeTransport::sentBehind(const QString &pathPrefix) const
+{
+    return int(std::count_if(m_sent.cbegin(), m_sent.cend(), [&](const Sent &sent) {
+        return sent.behind && sent.path.startsWith(pathPrefix);
+    }));
 }
 
 int FakeTransport::count(const QString &pathPrefix, int endpoint) const

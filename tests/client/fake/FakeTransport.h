@@ -29,6 +29,7 @@ public:
         EndpointLease lease;
         QByteArray method;
         QString path;
+        bool behind = false; // sent behind another (sendBehind)
         int endpoint() const { return lease.endpoint; }
     };
     using Script = std::function<Answer(const Sent &request)>;
@@ -37,6 +38,13 @@ public:
 
     void setScript(Script script) { m_script = std::move(script); }
     WireCall *send(const EndpointLease &lease, const WireRequest &request) override;
+    // Where the test lets it (setPipelines), a request behind another is taken like any other but
+    // counted apart; its answer follows its script, whatever the one ahead does.
+    WireCall *sendBehind(WireCall *ahead, const EndpointLease &lease, const WireRequest &request) override;
+    void setPipelines(bool pipelines) { m_pipelines = pipelines; }
+    int sentBehind(const QString &pathPrefix = {}) const;
+    // The most calls running at once that were not sent behind another.
+    int mostRunningAhead() const { return m_mostRunningAhead; }
     void closeIdleConnections() override { ++m_idleClosures; }
     // Records the most connections asked to be open per endpoint.
     void warmUp(int endpoint, const QUrl &, int connections) override
@@ -59,6 +67,9 @@ private:
     int m_idleClosures = 0;
     QHash<int, int> m_warmed;
     int m_running = 0;
+    int m_runningBehind = 0;
+    int m_mostRunningAhead = 0;
+    bool m_pipelines = false;
     std::shared_ptr<int> m_alive = std::make_shared<int>(0);
 };
 

@@ -94,6 +94,7 @@ ReceiverProtocol::ReceiverProtocol()
     m_capabilities.serverFixesChunkSize = true;
     m_capabilities.hasProbeRoute = true;
     m_capabilities.finishProvesStorage = true;
+    m_capabilities.pipelines = true;
 }
 
 ProtocolFailure ReceiverProtocol::failureFor(const ApiError &error, const Endpoint &endpoint)
