@@ -129,11 +129,21 @@ WireLedger::Totals WireLedger::totals() const
 {
     Totals totals;
     QSet<QByteArray> arrived;
+    QHash<QByteArray, int> lastStored; // by data key, the last request that stored it
+    for (const Request &request : m_requests) {
+        if (request.carriesData() && request.status >= 200 && request.status < 300)
+            lastStored.insert(dataKey(request), request.id);
+    }
     for (const Request &request : m_requests) {
         ++totals.requests;
         totals.wire += request.bytes();
         const bool stored = request.carriesData() && request.status >= 200 && request.status < 300;
-        if (stored && !arrived.contains(dataKey(request))) {
+        // A body a client kill caught whole in the buffers may still be stored after the kill,
+        // once the restarted client has asked what is held: caught in flight all the same, and
+        // the client has to send it again. Its first store is in flight, the next one the data.
+        const bool storedAfterAKill = stored && m_inFlightAtKills.contains(request.id) &&
+                                      lastStored.value(dataKey(request)) > request.id;
+        if (stored && !storedAfterAKill && !arrived.contains(dataKey(request))) {
             // The first time this chunk or file was stored: the data, whatever a kill did after.
             arrived.insert(dataKey(request));
             totals.dataAnswered += request.bodyBytes;
