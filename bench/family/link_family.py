@@ -360,7 +360,7 @@ def write_outputs(out, seed, links, rows, clients):
         if client == "multilane":
             header += ["s to 90 %", "connections", "client CPU s", "receiver CPU s"]
         elif client.startswith("multilane"):
-            header.append("connections")
+            header.append(f"{client} connections")
     header.append("verdict")
     lines = [f"Seed {seed}.", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += [format_row(row, clients) for row in rows]
