@@ -108,6 +108,18 @@ QByteArray okJson(const QByteArray &body = "{\"ok\":true}")
            QByteArray::number(body.size()) + "\r\n\r\n" + body;
 }
 
+// 200 with `firstBody` to the first request, 300 ms late (the server holds it), and with
+// `laterBody` at once to the others.
+ScriptedServer::Script firstAnswerHeld(const QByteArray &firstBody = "{\"ok\":true}",
+                                       const QByteArray &laterBody = "{\"ok\":true}")
+{
+    return [firstBody, laterBody](int request, const QByteArray &) {
+        ScriptedServer::Answer answer{okJson(request == 0 ? firstBody : laterBody)};
+        answer.delayMs = request == 0 ? 300 : 0;
+        return answer;
+    };
+}
+
 Endpoint endpointAt(const QUrl &url)
 {
     Endpoint endpoint;
@@ -324,11 +336,7 @@ private Q_SLOTS:
     // idling, and each gets its own answer, in order.
     void aRequestGoesBehindOneWaitingForItsAnswer()
     {
-        ScriptedServer server([](int request, const QByteArray &) {
-            ScriptedServer::Answer answer{okJson(request == 0 ? "\"first\"" : "\"second\"")};
-            answer.delayMs = request == 0 ? 300 : 0;
-            return answer;
-        });
+        ScriptedServer server(firstAnswerHeld("\"first\"", "\"second\""));
         DirectTransport transport({endpointAt(server.url())}, 10000);
         auto [first, second] = sendOneBehindAnother(transport, server.url());
         QVERIFY(second);
@@ -373,11 +381,7 @@ private Q_SLOTS:
     // ahead, whose answer had not begun, goes again on a new connection and is answered.
     void cancellingTheRequestBehindSendsTheOneAheadAgain()
     {
-        ScriptedServer server([](int request, const QByteArray &) {
-            ScriptedServer::Answer answer{okJson()};
-            answer.delayMs = request == 0 ? 300 : 0;
-            return answer;
-        });
+        ScriptedServer server(firstAnswerHeld());
         DirectTransport transport({endpointAt(server.url())}, 10000);
         auto [first, second] = sendOneBehindAnother(transport, server.url());
         QVERIFY(second);
