@@ -490,9 +490,9 @@ bool TransferScheduler::dispatchChunk(const EndpointLease &lease)
     TransferJob *job = m_jobs.next(wantsChunkSent);
     if (!job)
         return false;
-    const ReadyChunk chunk = job->takeReadyChunk();
-    m_limiter.consume(job->planner().chunk(chunk.index).length, now());
-    sendChunk(*job, chunk, lease);
+    const InFlight request = chunkRequest(*job, job->takeReadyChunk(), lease);
+    takeForSending(*job, request);
+    send(request);
     return true;
 }
 
@@ -503,16 +503,9 @@ bool TransferScheduler::dispatchSingle(const EndpointLease &lease, bool laterBat
                                       : m_jobs.next(wantsWholeSent, JobQueue::Pick::Earliest);
     if (!job)
         return false;
-    m_limiter.consume(job->source().size, now());
-    job->setState(TransferState::Uploading);
-    job->requestInFlight = true;
-    send({RequestKind::Single,
-          job->id(),
-          -1,
-          {},
-          {},
-          lease,
-          m_services.protocol->sendWhole(contextFor(*job, lease))});
+    const InFlight request = wholeRequest(*job, lease);
+    takeForSending(*job, request);
+    send(request);
     return true;
 }
 
@@ -564,7 +557,7 @@ void TransferScheduler::track(WireCall *call, const InFlight &request)
             m_jobs.job(it->job).addBytesInFlight(sent - it->sent);
             m_dirtyJobs.insert(it->job);
             it->sent = sent;
-            if (sent == it->exchange.request.file->length)
+            if (isBodyWritten(*it))
                 sendBehind(call);
         });
     }
@@ -604,28 +597,14 @@ void TransferScheduler::sendBehind(WireCall *ahead)
         job = m_jobs.next(wantsWholeSent, JobQueue::Pick::Earliest);
     if (!job)
         return;
-    const ReadyChunk chunk = chunked ? job->takeReadyChunk() : ReadyChunk{};
-    InFlight request = chunked ? chunkRequest(*job, chunk, lease)
-                               : InFlight{RequestKind::Single,
-                                          job->id(),
-                                          -1,
-                                          {},
-                                          {},
-                                          lease,
-                                          m_services.protocol->sendWhole(contextFor(*job, lease))};
+    InFlight request = chunked ? chunkRequest(*job, job->takeReadyChunk(), lease) : wholeRequest(*job, lease);
     WireCall *call = m_services.transport->sendBehind(ahead, lease, request.exchange.request);
     if (!call) {
         if (chunked)
-            job->addReady(chunk);
+            job->addReady({request.chunk, request.checksumHex});
         return;
     }
-    if (chunked) {
-        m_limiter.consume(job->planner().chunk(chunk.index).length, now());
-    } else {
-        m_limiter.consume(job->source().size, now());
-        job->setState(TransferState::Uploading);
-        job->requestInFlight = true;
-    }
+    takeForSending(*job, request);
     request.ahead = ahead;
     request.holdsLease = false;
     track(call, request);
@@ -647,9 +626,27 @@ TransferScheduler::InFlight TransferScheduler::chunkRequest(const TransferJob &j
             m_services.protocol->sendChunk(contextFor(job, lease), toSend)};
 }
 
-void TransferScheduler::sendChunk(TransferJob &job, const ReadyChunk &chunk, const EndpointLease &lease)
+TransferScheduler::InFlight TransferScheduler::wholeRequest(const TransferJob &job,
+                                                            const EndpointLease &lease) const
 {
-    send(chunkRequest(job, chunk, lease));
+    return {RequestKind::Single,
+            job.id(),
+            -1,
+            {},
+            {},
+            lease,
+            m_services.protocol->sendWhole(contextFor(job, lease))};
+}
+
+void TransferScheduler::takeForSending(TransferJob &job, const InFlight &request)
+{
+    if (request.kind == RequestKind::Single) {
+        m_limiter.consume(job.source().size, now());
+        job.setState(TransferState::Uploading);
+        job.requestInFlight = true;
+    } else {
+        m_limiter.consume(job.planner().chunk(request.chunk).length, now());
+    }
 }
 
 void TransferScheduler::sendComplete(TransferJob &job, const EndpointLease &lease)

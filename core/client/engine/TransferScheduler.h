@@ -118,8 +118,8 @@ private:
         qint64 sent = 0;
         bool cancelled = false; // aborted by pause: not a failure
         qint64 startedMs = 0;
-        // Pipelining: a chunk sent behind `ahead` on its connection holds no lease of its own and
-        // is not counted in the level; when ahead ends, it takes ahead's lease and place.
+        // Pipelining: a request sent behind `ahead` on its connection holds no lease of its own
+        // and is not counted in the level; when ahead ends, it takes ahead's lease and place.
         WireCall *ahead = nullptr;
         WireCall *behind = nullptr;
         bool holdsLease = true;
@@ -128,9 +128,14 @@ private:
     void pump();
     // Requests in flight that count in the level: not those sent behind another.
     int requestsAtLevel() const { return int(m_inFlight.size()) - m_requestsBehind; }
-    // Sends a ready chunk behind `ahead` (a chunk whose body is all written) where the protocol
-    // allows it and there is work enough that no connection goes without.
+    // Sends a ready chunk (else a whole file) behind `ahead`, a chunk or whole file whose body is
+    // all written, where the protocol allows it and there is work enough that no connection goes
+    // without.
     void sendBehind(WireCall *ahead);
+    static bool isBodyWritten(const InFlight &request)
+    {
+        return request.exchange.request.file && request.sent == request.exchange.request.file->length;
+    }
     bool hasWorkForMoreThanTheLevel() const;
     // `request` ended: the one behind it takes its place and lease; returns that one, if any.
     WireCall *handOnPlace(InFlight &request);
@@ -153,7 +158,9 @@ private:
     void send(const InFlight &request);
     void track(WireCall *call, const InFlight &request); // a call just sent
     InFlight chunkRequest(const TransferJob &job, const ReadyChunk &chunk, const EndpointLease &lease) const;
-    void sendChunk(TransferJob &job, const ReadyChunk &chunk, const EndpointLease &lease);
+    InFlight wholeRequest(const TransferJob &job, const EndpointLease &lease) const;
+    // What a request about to go takes: its bytes from the rate limit; a whole file, its state.
+    void takeForSending(TransferJob &job, const InFlight &request);
     void sendComplete(TransferJob &job, const EndpointLease &lease);
     void accountBusySlots();
 

@@ -29,9 +29,7 @@ void TransferScheduler::onCallFinished(WireCall *call)
         handleAnswer(job, request, reply);
     }
     // The chunk that took this one's place may have its body written already: one more behind it.
-    if (const auto next = m_inFlight.constFind(promoted); promoted && next != m_inFlight.cend() &&
-                                                          next->exchange.request.file &&
-                                                          next->sent == next->exchange.request.file->length)
+    if (const auto next = m_inFlight.constFind(promoted); next != m_inFlight.cend() && isBodyWritten(*next))
         sendBehind(promoted);
     pump();
 }
