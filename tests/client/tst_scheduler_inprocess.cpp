@@ -29,6 +29,7 @@ class TestSchedulerInProcess : public QObject {
     QList<SourceFile> m_files;
     bool m_finishProvesStorage = false; // of the rig's protocol
     bool m_pipelines = false;           // the rig's protocol and transport send chunks behind others
+    int m_allowedByReceiver = 0;        // > 0: the rig's endpoints take what the receiver allows
 
     // A scheduler over `endpoints` fake endpoints, talking through `transport` (kept by the test).
     struct Rig {
@@ -43,11 +44,13 @@ class TestSchedulerInProcess : public QObject {
         for (int i = 0; i < endpoints; ++i) {
             Endpoint endpoint;
             endpoint.url = QUrl(QStringLiteral("fake://e%1").arg(i));
-            endpoint.maxConnections = 2;
+            endpoint.maxConnections = m_allowedByReceiver > 0 ? 0 : 2;
             list.append(endpoint);
         }
         Rig rig;
         rig.pool = std::make_unique<EndpointPool>(list);
+        for (int i = 0; i < endpoints && m_allowedByReceiver > 0; ++i)
+            rig.pool->setAllowedByReceiver(i, m_allowedByReceiver);
         auto transport = std::make_unique<FakeTransport>(std::move(script));
         transport->setPipelines(m_pipelines);
         rig.transport = transport.get();
@@ -591,6 +594,47 @@ private Q_SLOTS:
         r.scheduler->resume();
         QVERIFY(finished.wait(20000));
         QCOMPARE(count(*r.scheduler, TransferState::Done), 3);
+        QCOMPARE(r.pool->busy(0), 0);
+    }
+
+    // When the level goes down (here a receiver allows fewer connections; the tuner does the same),
+    // the connections above it drain: nothing more goes behind them, or each request behind would
+    // take the place of the one ahead and keep its connection for ever.
+    void connectionsAboveALoweredLevelDrain()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("many-chunks"));
+        QVERIFY(TestFiles::write(path, 64 * 64 * 1024, 7));
+        m_pipelines = true;
+        m_allowedByReceiver = 4;
+        Rig r = rig(1, [](const Sent &sent) {
+            Answer answer;
+            answer.delayMs = sent.path.startsWith(QStringLiteral("/chunk/")) ? 20 : 0;
+            return answer;
+        });
+        m_pipelines = false;
+        m_allowedByReceiver = 0;
+        r.scheduler->addFiles({{path, QStringLiteral("many-chunks"), 64 * 64 * 1024,
+                                QFileInfo(path).lastModified().toMSecsSinceEpoch()}});
+        QSignalSpy finished(r.scheduler.get(), &TransferScheduler::finished);
+        r.scheduler->start();
+        QTRY_VERIFY(r.transport->sentBehind(QStringLiteral("/chunk/")) >= 4);
+        r.pool->setAllowedByReceiver(0, 1);
+        r.scheduler->capacityChanged();
+        const qsizetype loweredAt = r.transport->sent().size();
+        QVERIFY(finished.wait(20000));
+        QCOMPARE(count(*r.scheduler, TransferState::Done), 4);
+        int behindAfter = 0;
+        for (qsizetype i = loweredAt; i < r.transport->sent().size(); ++i) {
+            const Sent &sent = r.transport->sent().at(i);
+            if (!sent.behind)
+                continue;
+            ++behindAfter;
+            QVERIFY2(sent.runningAhead <= 1, qPrintable(QStringLiteral("request %1 went behind one of %2 "
+                                                                       "connections at a level of 1")
+                                                            .arg(i)
+                                                            .arg(sent.runningAhead)));
+        }
+        QVERIFY(behindAfter > 0); // the one connection left still carries one behind another
         QCOMPARE(r.pool->busy(0), 0);
     }
 

@@ -586,6 +586,10 @@ void TransferScheduler::sendBehind(WireCall *ahead)
         it->cancelled || it->ahead || it->behind || !m_services.protocol->capabilities().pipelines ||
         m_paused)
         return;
+    // Above the level (the tuner or a receiver lowered it), connections must drain: a request
+    // behind would take the place of the one ahead and keep its connection for ever.
+    if (requestsAtLevel() > m_connections)
+        return;
     const EndpointLease lease = it->lease;
     if (!m_pool.takesRequests(lease.endpoint) || m_pool.isUnchecked(lease.endpoint) ||
         !hasWorkForMoreThanTheLevel() || !mayPushData())

@@ -129,8 +129,8 @@ private:
     // Requests in flight that count in the level: not those sent behind another.
     int requestsAtLevel() const { return int(m_inFlight.size()) - m_requestsBehind; }
     // Sends a ready chunk (else a whole file) behind `ahead`, a chunk or whole file whose body is
-    // all written, where the protocol allows it and there is work enough that no connection goes
-    // without.
+    // all written, where the protocol allows it, the connections are not above the level and there
+    // is work enough that no connection goes without.
     void sendBehind(WireCall *ahead);
     static bool isBodyWritten(const InFlight &request)
     {

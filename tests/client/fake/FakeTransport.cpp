@@ -93,7 +93,7 @@ FakeTransport::FakeTransport(Script script)
 
 WireCall *FakeTransport::send(const EndpointLease &lease, const WireRequest &request)
 {
-    const Sent sent{lease, request.method, request.url.path()};
+    const Sent sent{lease, request.method, request.url.path(), false, m_running - m_runningBehind};
     m_sent.append(sent);
     const Answer answer = m_script ? m_script(sent) : Answer{};
     auto *call = new FakeCall(answer, request.bodyLength(), m_running, m_runningBehind, m_alive);
@@ -105,7 +105,7 @@ WireCall *FakeTransport::sendBehind(WireCall *ahead, const EndpointLease &lease,
 {
     if (!m_pipelines)
         return nullptr;
-    const Sent sent{lease, request.method, request.url.path(), true};
+    const Sent sent{lease, request.method, request.url.path(), true, m_running - m_runningBehind};
     m_sent.append(sent);
     const Answer answer = m_script ? m_script(sent) : Answer{};
     return new FakeCall(answer, request.bodyLength(), m_running, m_runningBehind, m_alive,

@@ -29,7 +29,8 @@ public:
         EndpointLease lease;
         QByteArray method;
         QString path;
-        bool behind = false; // sent behind another (sendBehind)
+        bool behind = false;  // sent behind another (sendBehind)
+        int runningAhead = 0; // calls running then that were not behind another
         int endpoint() const { return lease.endpoint; }
     };
     using Script = std::function<Answer(const Sent &request)>;
