@@ -20,7 +20,11 @@ struct LinkModel {
     double uplink = 24e6;
     double rttMs = 40;
     double queueMs = 0;
-    bool slowStart = false;  // real TCP: a new connection doubles its rate each round trip from 10 segments
+    bool slowStart = false; // real TCP: a new connection doubles its rate each round trip from 10 segments
+    // Real TCP's windows: as above, until the connections together fill the uplink; from then on
+    // they share it, and each one's rate grows by a segment a round trip (congestion avoidance).
+    // So connections left after the level goes down carry their small share until they grow.
+    bool sharedWindows = false;
     int workLimit = 1 << 30; // requests that can be in flight at most (the work left)
     int cap = 1 << 30;       // connections the receivers allow
     qint64 startDelayMs = 0; // nothing moves before this: the upload's own start (a create, the first chunks)
@@ -30,6 +34,7 @@ struct LinkModel {
         int finalLevel = 0;
         double steadyMin = 0, steadyMax = 0; // rate over 500 ms windows in the last half
         int maxLevel = 0;
+        int firstSettledLevel = 0, maxLevelOnceSettled = 0;
         QString reason;
         int levelBeforeErrors = 0, levelAfterErrors = 0;
         QString reasonAfterErrors;
@@ -46,13 +51,19 @@ struct LinkModel {
         double bytes = 0;
         qint64 busy = 0;
         int errors = 0, overloads = 0;
-        QList<double> history; // bytes at each 10 ms step
+        QList<double> history;              // bytes at each 10 ms step
+        QList<double> rates(opened.size()); // with sharedWindows: each connection's own
+        bool avoiding = false;              // with sharedWindows: slow start is over
         for (qint64 t = 0; t <= durationMs; t += 10) {
             const int level = tuner.level();
-            while (opened.size() < level)
+            while (opened.size() < level) {
                 opened.append(t);
-            while (opened.size() > level)
+                rates.append(0);
+            }
+            while (opened.size() > level) {
                 opened.removeLast();
+                rates.removeLast();
+            }
             // Each connection's share: nothing for 1.5 round trips (handshake, first request),
             // then its cap, or with slow start a rate doubling each round trip up to it.
             double offeredRate = 0;
@@ -65,6 +76,27 @@ struct LinkModel {
                 const double start = 10 * 1448 * 1000.0 / rttMs;
                 offeredRate +=
                     slowStart ? std::min(perConnection, start * std::exp2(age / rttMs)) : perConnection;
+            }
+            if (sharedWindows) {
+                offeredRate = 0;
+                for (qsizetype i = 0; i < opened.size(); ++i) {
+                    if (double(t - opened.at(i)) < 1.5 * rttMs || i >= workLimit)
+                        continue;
+                    double &rate = rates[i];
+                    const double start = 10 * 1448 * 1000.0 / rttMs;
+                    if (rate == 0 || !avoiding)
+                        rate = std::max(start, rate * std::exp2(10 / rttMs)); // doubles each round trip
+                    else
+                        rate += 1448 * 1000.0 / rttMs * (10 / rttMs); // one segment more each round trip
+                    rate = std::min(rate, perConnection);
+                    offeredRate += rate;
+                }
+                if (offeredRate > uplink) {
+                    avoiding = true;
+                    for (double &rate : rates)
+                        rate *= uplink / offeredRate;
+                    offeredRate = uplink;
+                }
             }
             if (t < startDelayMs)
                 offeredRate = 0;
@@ -83,12 +115,16 @@ struct LinkModel {
                     result.levelBeforeErrors = tuner.level();
                 tuner.update(
                     {t, qint64(bytes), errors, busy, overloads, rttMs + queue, slowStart ? rttMs : 0});
+                if (tuner.isSettled() && result.firstSettledLevel == 0)
+                    result.firstSettledLevel = tuner.level();
                 if (t == errorsAtMs) {
                     result.levelAfterErrors = tuner.level();
                     result.reasonAfterErrors = tuner.reason();
                 }
             }
             result.maxLevel = std::max(result.maxLevel, tuner.level());
+            if (result.firstSettledLevel > 0)
+                result.maxLevelOnceSettled = std::max(result.maxLevelOnceSettled, tuner.level());
         }
         for (qsizetype i = 50; i < history.size(); ++i) {
             const double rate = (history.at(i) - history.at(i - 50)) * 2; // bytes/s over 500 ms
@@ -312,6 +348,48 @@ private Q_SLOTS:
         link.queueMs = 0;
         ConcurrencyTuner control(tunerFor(12, 256, 40));
         QVERIFY(link.run(control, 40000).finalLevel >= 20);
+    }
+
+    void aQueueStandingAtTheFirstLevelEndsTheSearch()
+    {
+        // Real TCP, 104 ms, a 37 MB/s bottleneck with a 190 ms queue, 2 MB/s a connection: the
+        // first 24 connections already fill it and a queue stands. A step up to 96 would only
+        // overflow the queue, and stepping back from it leaves connections with small windows.
+        LinkModel link{2e6, 37e6, 104, 190};
+        link.slowStart = true;
+        ConcurrencyTuner tuner(tunerFor(24, 192, 104));
+        const LinkModel::Run run = link.run(tuner, 20000);
+        QVERIFY2(run.maxLevel <= 26, qPrintable(QStringLiteral("went up to %1").arg(run.maxLevel)));
+        QVERIFY2(run.steadyMin >= 0.95 * 37e6, qPrintable(QStringLiteral("%1 MB/s at %2: %3")
+                                                              .arg(run.steadyMin / 1e6)
+                                                              .arg(run.finalLevel)
+                                                              .arg(run.reason)));
+        // The control: without the queue to show it, the search takes its trial step up.
+        link.queueMs = 0;
+        ConcurrencyTuner control(tunerFor(24, 192, 104));
+        QVERIFY(link.run(control, 20000).maxLevel > 26);
+    }
+
+    void connectionsLeftAfterAFarStepDownAreGivenTimeToGrow()
+    {
+        // A lossy long path: 0.35 MB/s a connection, 22 MB/s, 100 ms. The search overshoots and
+        // the model's level is far below; the connections left carry the small windows they had
+        // while sharing, and take a second or more to grow them. Judged at once, that looks like a
+        // link gone slow, and the search goes up again, and down, over and over.
+        LinkModel link{0.35e6, 22e6, 100};
+        link.slowStart = true;
+        link.sharedWindows = true;
+        ConcurrencyTuner tuner(tunerFor(48, 192, 100));
+        const LinkModel::Run run = link.run(tuner, 30000);
+        QVERIFY2(run.firstSettledLevel * 4 < run.maxLevel * 3, "the case: a search that overshot far");
+        QVERIFY2(run.maxLevelOnceSettled <= 1.25 * run.firstSettledLevel,
+                 qPrintable(QStringLiteral("settled at %1, then up to %2")
+                                .arg(run.firstSettledLevel)
+                                .arg(run.maxLevelOnceSettled)));
+        QVERIFY2(run.steadyMin >= 0.9 * 22e6, qPrintable(QStringLiteral("%1 MB/s at %2: %3")
+                                                             .arg(run.steadyMin / 1e6)
+                                                             .arg(run.finalLevel)
+                                                             .arg(run.reason)));
     }
 
     void holdsWhenTheWorkRunsOut()

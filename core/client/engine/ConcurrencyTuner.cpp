@@ -55,6 +55,7 @@ void ConcurrencyTuner::setLevel(int level)
     level = std::clamp(level, m_options.minimum, m_options.maximum);
     if (level == m_level)
         return;
+    m_steppedFarDown = 4 * level < 3 * m_level;
     m_level = level;
     m_changedAtMs = m_window.startMs;
     m_warmingRate = -1; // the first window at the new level starts the warm-up check
@@ -136,18 +137,24 @@ int ConcurrencyTuner::update(const Sample &sample)
     // at most 8 round trips: a link that is simply fast must not wait for ever).
     // The first level is held the same way on any path with a round trip: its first windows see
     // the upload's own start (chunks reaching the connections one round trip after another).
+    // So is a level far below the last on a real path: the connections left carry the windows
+    // they had while sharing the link with many more, and grow them back over round trips; a
+    // window judged before that would take them for a link gone slow and search upwards again.
     const bool realPath = m_tcpRttMs >= 10;
     const bool firstLevel = m_lastRate < 0 && m_rttMs >= 10;
     const double warmRttMs = realPath ? m_tcpRttMs : m_rttMs;
-    if (m_phase == Phase::Ramp && (realPath || firstLevel) &&
+    if (((m_phase == Phase::Ramp && (realPath || firstLevel)) || (realPath && m_steppedFarDown)) &&
         (m_warmingRate < 0 || rate > m_warmingRate * 1.1) &&
         sample.nowMs - m_changedAtMs < settleMs() + qint64(8 * warmRttMs)) {
         m_warmingRate = rate;
         return m_level;
     }
     m_warmingRate = 0;
+    m_steppedFarDown = false;
     m_bestPerConnection = std::max(m_bestPerConnection, rate / m_level);
-    if (m_phase == Phase::Ramp)
+    if (m_phase == Phase::Ramp && isQueueStanding(sample))
+        settleOnAFullQueue(rate);
+    else if (m_phase == Phase::Ramp)
         judgeRamp(rate);
     else
         judgeSteady(rate, sample);
@@ -188,6 +195,33 @@ void ConcurrencyTuner::judgeRamp(double rate)
     // Slow windows (a long round trip) take bigger steps, so a long link is found as fast.
     const double step = m_rttMs < 40 ? 2 : m_rttMs < 150 ? 4 : 8;
     setLevel(int(std::ceil(level * step)));
+}
+
+bool ConcurrencyTuner::isQueueStanding(const Sample &sample) const
+{
+    return m_floorRttMs > 0 && sample.rttMs > m_options.queueingRtt * m_floorRttMs + 5;
+}
+
+void ConcurrencyTuner::settleOnAFullQueue(double rate)
+{
+    // A queue stands at the bottleneck once the rate at this level has stopped rising: the link is
+    // busy all the time, so more connections would only lengthen the queue (or overflow a shallow
+    // one and lose packets), and on real TCP a level reached by overshooting cannot simply be
+    // stepped back from: the connections left carry the small windows they had while sharing the
+    // link with many more, and goodput collapses until they grow again. Where a step up led here,
+    // the two-point model still says which level between the two fills the link.
+    if (m_lastRate > 0 && m_level > m_lastLevel) {
+        settleAt(rate);
+    } else {
+        m_phase = Phase::Steady;
+        m_plateauRate = rate;
+        m_plateauLevel = m_level;
+        m_lastLevel = m_level;
+        m_lastRate = rate;
+        m_windowsSinceProbe = 0;
+        m_paidProbes = 0;
+        m_limit = QString(); // the reason: the rate each connection carries, the uplink full at
+    }
 }
 
 void ConcurrencyTuner::settleAt(double rate)
@@ -269,7 +303,7 @@ void ConcurrencyTuner::judgeSteady(double rate, const Sample &sample)
         return;
     }
     m_plateauRate = 0.8 * m_plateauRate + 0.2 * rate; // follows a link that drifts
-    m_queueing = m_floorRttMs > 0 && sample.rttMs > m_options.queueingRtt * m_floorRttMs + 5;
+    m_queueing = isQueueStanding(sample);
     if (++m_windowsSinceProbe < m_options.probeEveryWindows)
         return;
     m_windowsSinceProbe = 0;

@@ -79,6 +79,10 @@ private:
     qint64 settleMs() const;
     void setLevel(int level);
     void judgeRamp(double rate);
+    // The round trip well above its floor: a queue stands at the bottleneck (real TCP only; behind
+    // a proxy the connections see only the first hop).
+    bool isQueueStanding(const Sample &sample) const;
+    void settleOnAFullQueue(double rate);
     void settleAt(double rate);
     void judgeSteady(double rate, const Sample &sample);
     void describe();
@@ -110,6 +114,7 @@ private:
     int m_probes = 0;               // steady-state steps tried
     bool m_descending = false;      // the last step down held: the next goes down too
     double m_warmingRate = -1;      // the last window's rate while new connections warm up
+    bool m_steppedFarDown = false;  // the last change took the level below three quarters
     double m_firstRate = 0;         // the first window's rate then
     QString m_reason;
     QString m_limit; // what stopped the growth, for reason()
