@@ -370,18 +370,17 @@ private Q_SLOTS:
         QVERIFY(link.run(control, 20000).maxLevel > 26);
     }
 
-    void connectionsLeftAfterAFarStepDownAreGivenTimeToGrow()
+    void anOvershootOnRealTcpIsNotUndoneAtOnce()
     {
-        // A lossy long path: 0.35 MB/s a connection, 22 MB/s, 100 ms. The search overshoots and
-        // the model's level is far below; the connections left carry the small windows they had
-        // while sharing, and take a second or more to grow them. Judged at once, that looks like a
-        // link gone slow, and the search goes up again, and down, over and over.
+        // A lossy long path: 0.35 MB/s a connection, 22 MB/s, 100 ms. The search overshoots
+        // (48 -> 192) and the model's level is far below; connections kept after a step that far
+        // down carry the small windows they had while sharing, and take a second or more to grow
+        // them. Judged at once, that looks like a link gone slow, and the search goes up again.
         LinkModel link{0.35e6, 22e6, 100};
         link.slowStart = true;
         link.sharedWindows = true;
         ConcurrencyTuner tuner(tunerFor(48, 192, 100));
         const LinkModel::Run run = link.run(tuner, 30000);
-        QVERIFY2(run.firstSettledLevel * 4 < run.maxLevel * 3, "the case: a search that overshot far");
         QVERIFY2(run.maxLevelOnceSettled <= 1.25 * run.firstSettledLevel,
                  qPrintable(QStringLiteral("settled at %1, then up to %2")
                                 .arg(run.firstSettledLevel)

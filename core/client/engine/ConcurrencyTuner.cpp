@@ -55,7 +55,6 @@ void ConcurrencyTuner::setLevel(int level)
     level = std::clamp(level, m_options.minimum, m_options.maximum);
     if (level == m_level)
         return;
-    m_steppedFarDown = 4 * level < 3 * m_level;
     m_level = level;
     m_changedAtMs = m_window.startMs;
     m_warmingRate = -1; // the first window at the new level starts the warm-up check
@@ -111,6 +110,7 @@ int ConcurrencyTuner::update(const Sample &sample)
         m_probing = false;
         m_backoffHold = 3;
         m_plateauLevel = m_level;
+        m_descendTo = 0;
         m_lastRate = -1;
         describe();
         return m_level;
@@ -137,20 +137,16 @@ int ConcurrencyTuner::update(const Sample &sample)
     // at most 8 round trips: a link that is simply fast must not wait for ever).
     // The first level is held the same way on any path with a round trip: its first windows see
     // the upload's own start (chunks reaching the connections one round trip after another).
-    // So is a level far below the last on a real path: the connections left carry the windows
-    // they had while sharing the link with many more, and grow them back over round trips; a
-    // window judged before that would take them for a link gone slow and search upwards again.
     const bool realPath = m_tcpRttMs >= 10;
     const bool firstLevel = m_lastRate < 0 && m_rttMs >= 10;
     const double warmRttMs = realPath ? m_tcpRttMs : m_rttMs;
-    if (((m_phase == Phase::Ramp && (realPath || firstLevel)) || (realPath && m_steppedFarDown)) &&
+    if (m_phase == Phase::Ramp && (realPath || firstLevel) &&
         (m_warmingRate < 0 || rate > m_warmingRate * 1.1) &&
         sample.nowMs - m_changedAtMs < settleMs() + qint64(8 * warmRttMs)) {
         m_warmingRate = rate;
         return m_level;
     }
     m_warmingRate = 0;
-    m_steppedFarDown = false;
     m_bestPerConnection = std::max(m_bestPerConnection, rate / m_level);
     if (m_phase == Phase::Ramp && isQueueStanding(sample))
         settleOnAFullQueue(rate);
@@ -240,7 +236,13 @@ void ConcurrencyTuner::settleAt(double rate)
     m_plateauRate = uplink;
     m_lastLevel = m_level;
     m_lastRate = rate;
-    setLevel(fills);
+    // Where TCP itself spans the path, the connections kept after a step down carry the small
+    // windows they had while sharing the link with many more, and grow them back only over many
+    // round trips: a level far below would collapse goodput for a second or more, which the
+    // next window would take for a link gone slow and search upwards again. So the way down is a
+    // quarter at a time, a window at each step.
+    m_descendTo = m_tcpRttMs >= 10 ? fills : 0;
+    setLevel(m_descendTo > 0 ? std::max(fills, int(std::ceil(0.75 * m_level))) : fills);
     m_plateauLevel = m_level;
     m_limit = QString();
     m_windowsSinceProbe = 0;
@@ -257,6 +259,15 @@ void ConcurrencyTuner::judgeSteady(double rate, const Sample &sample)
             m_lastRate = rate;
             setLevel(m_level + std::max(1, m_level / 2));
         }
+        return;
+    }
+    if (m_descendTo > 0) {
+        // On the way down to the level the model chose (a real path): goodput dips while the
+        // connections kept grow their windows, which says nothing about the link.
+        setLevel(std::max(m_descendTo, int(std::ceil(0.75 * m_level))));
+        m_plateauLevel = m_level;
+        if (m_level == m_descendTo)
+            m_descendTo = 0;
         return;
     }
     if (m_probing) {

@@ -101,6 +101,7 @@ private:
     double m_lastRate = -1;
     double m_plateauRate = 0; // steady state: the goodput to hold
     int m_plateauLevel = 0;   // and the level it was found at
+    int m_descendTo = 0;      // a real path's way down to the level the model chose, step by step
     int m_windowsSinceProbe = 0;
     bool m_probing = false; // the current level is a trial step up (or down, for the queue)
     int m_probeFrom = 0;
@@ -114,7 +115,6 @@ private:
     int m_probes = 0;               // steady-state steps tried
     bool m_descending = false;      // the last step down held: the next goes down too
     double m_warmingRate = -1;      // the last window's rate while new connections warm up
-    bool m_steppedFarDown = false;  // the last change took the level below three quarters
     double m_firstRate = 0;         // the first window's rate then
     QString m_reason;
     QString m_limit; // what stopped the growth, for reason()
