@@ -391,33 +391,6 @@ private Q_SLOTS:
                                                              .arg(run.reason)));
     }
 
-    void aDipRightAfterAStepDownIsNotTheLinkChanging()
-    {
-        // One connection fills the 70 MB/s link (35 ms): the search's trial step up buys nothing
-        // and it settles back down. The first window after each step down carries less (the
-        // requests above the new level draining): taken for a slower link, it started the search
-        // again, step down after step down, up to the ceiling.
-        ConcurrencyTuner tuner(tunerFor(24, 192, 35));
-        qint64 bytes = 0, busy = 0, dipUntilMs = -1;
-        int settledAt = 0, mostOnceSettled = 0;
-        for (qint64 t = 0; t <= 20000; t += 50) {
-            const int before = tuner.level();
-            bytes += qint64((t < dipUntilMs ? 0.7 : 1.0) * 70e6 / 20);
-            busy += before * 50;
-            const int level = tuner.update({t, bytes, 0, busy, 0, 35, 0});
-            if (level < before)
-                dipUntilMs = t + 600;
-            if (tuner.isSettled() && settledAt == 0)
-                settledAt = level;
-            if (settledAt > 0)
-                mostOnceSettled = std::max(mostOnceSettled, level);
-        }
-        QVERIFY(settledAt > 0);
-        QVERIFY2(
-            mostOnceSettled <= 2 * settledAt,
-            qPrintable(QStringLiteral("settled at %1, then up to %2").arg(settledAt).arg(mostOnceSettled)));
-    }
-
     void holdsWhenTheWorkRunsOut()
     {
         // 2 MB/s per connection, 24 MB/s link. At 4 s only 4 requests are left (the last chunks

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <utility>
 
 namespace multilane {
 
@@ -56,7 +55,6 @@ void ConcurrencyTuner::setLevel(int level)
     level = std::clamp(level, m_options.minimum, m_options.maximum);
     if (level == m_level)
         return;
-    m_afterStepDown = level < m_level;
     m_level = level;
     m_changedAtMs = m_window.startMs;
     m_warmingRate = -1; // the first window at the new level starts the warm-up check
@@ -263,9 +261,6 @@ void ConcurrencyTuner::judgeSteady(double rate, const Sample &sample)
         }
         return;
     }
-    // The first window after a step down carries the requests above the new level draining, the
-    // connections kept with nothing behind them meanwhile: a dip there is not the link.
-    const bool firstAfterStepDown = std::exchange(m_afterStepDown, false);
     if (m_descendTo > 0) {
         // On the way down to the level the model chose (a real path): goodput dips while the
         // connections kept grow their windows, which says nothing about the link.
@@ -310,8 +305,6 @@ void ConcurrencyTuner::judgeSteady(double rate, const Sample &sample)
         return;
     }
     if (rate < m_plateauRate * (1 - m_options.lossToRecheck)) {
-        if (firstAfterStepDown)
-            return;
         // As busy as before, but much slower: the link changed. Search again from here.
         m_phase = Phase::Ramp;
         m_lastLevel = m_level;

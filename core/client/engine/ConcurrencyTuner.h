@@ -99,10 +99,9 @@ private:
     // The last judged window: its level and rate (bytes per ms).
     int m_lastLevel = 0;
     double m_lastRate = -1;
-    double m_plateauRate = 0;     // steady state: the goodput to hold
-    int m_plateauLevel = 0;       // and the level it was found at
-    bool m_afterStepDown = false; // the last change lowered the level
-    int m_descendTo = 0;          // a real path's way down to the level the model chose, step by step
+    double m_plateauRate = 0; // steady state: the goodput to hold
+    int m_plateauLevel = 0;   // and the level it was found at
+    int m_descendTo = 0;      // a real path's way down to the level the model chose, step by step
     int m_windowsSinceProbe = 0;
     bool m_probing = false; // the current level is a trial step up (or down, for the queue)
     int m_probeFrom = 0;
