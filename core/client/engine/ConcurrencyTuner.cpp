@@ -137,7 +137,7 @@ int ConcurrencyTuner::update(const Sample &sample)
     // at most 8 round trips: a link that is simply fast must not wait for ever).
     // The first level is held the same way on any path with a round trip: its first windows see
     // the upload's own start (chunks reaching the connections one round trip after another).
-    const bool realPath = m_tcpRttMs >= 10;
+    const bool realPath = isRealPath();
     const bool firstLevel = m_lastRate < 0 && m_rttMs >= 10;
     const double warmRttMs = realPath ? m_tcpRttMs : m_rttMs;
     if (m_phase == Phase::Ramp && (realPath || firstLevel) &&
@@ -206,18 +206,28 @@ void ConcurrencyTuner::settleOnAFullQueue(double rate)
     // stepped back from: the connections left carry the small windows they had while sharing the
     // link with many more, and goodput collapses until they grow again. Where a step up led here,
     // the two-point model still says which level between the two fills the link.
-    if (m_lastRate > 0 && m_level > m_lastLevel) {
+    if (m_lastRate > 0 && m_level > m_lastLevel)
         settleAt(rate);
-    } else {
-        m_phase = Phase::Steady;
-        m_plateauRate = rate;
-        m_plateauLevel = m_level;
-        m_lastLevel = m_level;
-        m_lastRate = rate;
-        m_windowsSinceProbe = 0;
-        m_paidProbes = 0;
-        m_limit = QString(); // the reason: the rate each connection carries, the uplink full at
-    }
+    else
+        holdAsPlateau(rate, rate);
+}
+
+void ConcurrencyTuner::holdAsPlateau(double plateauRate, double rate)
+{
+    m_phase = Phase::Steady;
+    m_plateauRate = plateauRate;
+    m_lastLevel = m_level;
+    m_lastRate = rate;
+    m_plateauLevel = m_level;
+    m_limit = QString();
+    m_windowsSinceProbe = 0;
+    m_paidProbes = 0;
+}
+
+void ConcurrencyTuner::descendAStep()
+{
+    setLevel(std::max(m_descendTo, int(std::ceil(0.75 * m_level))));
+    m_plateauLevel = m_level;
 }
 
 void ConcurrencyTuner::settleAt(double rate)
@@ -232,21 +242,18 @@ void ConcurrencyTuner::settleAt(double rate)
         gain <= m_options.gainToKeep
             ? m_lastLevel
             : std::clamp(int(std::ceil(m_options.margin * uplink / perConnection)), m_lastLevel, m_level);
-    m_phase = Phase::Steady;
-    m_plateauRate = uplink;
-    m_lastLevel = m_level;
-    m_lastRate = rate;
+    holdAsPlateau(uplink, rate);
     // Where TCP itself spans the path, the connections kept after a step down carry the small
     // windows they had while sharing the link with many more, and grow them back only over many
     // round trips: a level far below would collapse goodput for a second or more, which the
     // next window would take for a link gone slow and search upwards again. So the way down is a
     // quarter at a time, a window at each step.
-    m_descendTo = m_tcpRttMs >= 10 ? fills : 0;
-    setLevel(m_descendTo > 0 ? std::max(fills, int(std::ceil(0.75 * m_level))) : fills);
+    m_descendTo = isRealPath() ? fills : 0;
+    if (m_descendTo > 0)
+        descendAStep();
+    else
+        setLevel(fills);
     m_plateauLevel = m_level;
-    m_limit = QString();
-    m_windowsSinceProbe = 0;
-    m_paidProbes = 0;
 }
 
 void ConcurrencyTuner::judgeSteady(double rate, const Sample &sample)
@@ -264,8 +271,7 @@ void ConcurrencyTuner::judgeSteady(double rate, const Sample &sample)
     if (m_descendTo > 0) {
         // On the way down to the level the model chose (a real path): goodput dips while the
         // connections kept grow their windows, which says nothing about the link.
-        setLevel(std::max(m_descendTo, int(std::ceil(0.75 * m_level))));
-        m_plateauLevel = m_level;
+        descendAStep();
         if (m_level == m_descendTo)
             m_descendTo = 0;
         return;

@@ -10,7 +10,9 @@ namespace multilane {
 // the first step that pays much less, jumps to the level a two-point model of the link says
 // fills it (goodput = min(level x rate per connection, uplink)), with a margin. Then it holds,
 // tries a step up now and then, backs off on errors (hard on overload), and steps down while the
-// round trip rises without goodput rising (a bottleneck queue filling for nothing). It is fed
+// round trip rises without goodput rising (a bottleneck queue filling for nothing). Where TCP itself
+// spans the path, a queue standing while it searches ends the search, and the way down from an
+// overshoot goes a quarter a window (the connections kept must grow their windows). It is fed
 // running totals with the time (passed in), so tests drive it with any link they model; windows
 // follow the round trip, and a window in which the connections were not kept busy (too little
 // work: the start, the last chunks) says nothing about the level and is not judged.
@@ -84,6 +86,13 @@ private:
     bool isQueueStanding(const Sample &sample) const;
     void settleOnAFullQueue(double rate);
     void settleAt(double rate);
+    // Steady from now on, at the level as it is (a settle may then move it).
+    void holdAsPlateau(double plateauRate, double rate);
+    // One step of a real path's way down to m_descendTo: a quarter of the level at most.
+    void descendAStep();
+    // The connections' own round trip spans a path (not a proxy next door): real TCP's windows
+    // and queues apply.
+    bool isRealPath() const { return m_tcpRttMs >= 10; }
     void judgeSteady(double rate, const Sample &sample);
     void describe();
 
