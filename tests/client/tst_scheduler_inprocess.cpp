@@ -316,13 +316,56 @@ private Q_SLOTS:
         QCOMPARE(r.transport->warmed(1), 2);
     }
 
+    // While the destination checks are out, no file looks at its destination or is written. Once
+    // they answer, the files they held are created without a look and without a search for an
+    // unfinished upload, and small ones written at once; a create sent again (its answer lost:
+    // this run may have made that upload) looks and searches.
+    void filesWaitForTheDestinationChecksAndSkipWhatTheyFound()
+    {
+        bool lostOne = false;
+        Rig r = rig(2, [&lostOne](const Sent &sent) {
+            if (sent.path == QStringLiteral("/create-unlooked-unlisted/f0") && !lostOne) {
+                lostOne = true;
+                return FakeTransport::status(0);
+            }
+            return FakeTransport::status(200);
+        });
+        QSignalSpy finished(r.scheduler.get(), &TransferScheduler::finished);
+        r.scheduler->awaitDestinationCheck();
+        r.scheduler->start();
+        QCoreApplication::processEvents();
+        QCOMPARE(r.transport->count(QStringLiteral("/")), 0);
+        r.scheduler->destinationFound(DestinationFinding::NoObjects);
+        r.scheduler->destinationFound(DestinationFinding::NoUnfinishedUploads);
+        r.scheduler->destinationChecked();
+        QVERIFY(finished.wait(20000));
+        QCOMPARE(count(*r.scheduler, TransferState::Done), 3);
+        QCOMPARE(r.transport->count(QStringLiteral("/create-unlooked-unlisted/")), 2);
+        QCOMPARE(r.transport->count(QStringLiteral("/create/f0")), 1);
+        QCOMPARE(r.transport->count(QStringLiteral("/whole-unlooked/")), 1);
+        QCOMPARE(r.transport->count(QStringLiteral("/whole/")), 0);
+    }
+
+    // Without findings (a refusal, no answer), the checks only held the files back until then.
+    void filesLookForThemselvesWhenTheDestinationChecksFoundNothing()
+    {
+        Rig r = rig(2, {});
+        QSignalSpy finished(r.scheduler.get(), &TransferScheduler::finished);
+        r.scheduler->awaitDestinationCheck();
+        r.scheduler->start();
+        r.scheduler->destinationChecked();
+        QVERIFY(finished.wait(20000));
+        QCOMPARE(r.transport->count(QStringLiteral("/create/")), 2);
+        QCOMPARE(r.transport->count(QStringLiteral("/whole/")), 1);
+    }
+
     // Once the destination check has found nothing, files are written without a look first, also
     // those queued after the answer (a folder still being scanned), until this run has stored a
     // file; files queued after that look (one of this run's own objects may be at their name).
     void filesQueuedBeforeTheFirstStoredSkipTheLookOnAnEmptyDestination()
     {
         Rig r = rig(2, {});
-        r.scheduler->destinationFoundEmpty();
+        r.scheduler->destinationFound(DestinationFinding::NoObjects);
         SourceFile scanned = m_files.at(2);
         scanned.destinationPath = QStringLiteral("scanned");
         r.scheduler->addFiles({scanned});
@@ -336,7 +379,7 @@ private Q_SLOTS:
         // Queued after the first file was stored, before a late answer: it looks all the same.
         r.scheduler->pause();
         r.scheduler->addFiles({again});
-        r.scheduler->destinationFoundEmpty();
+        r.scheduler->destinationFound(DestinationFinding::NoObjects);
         r.scheduler->resume();
         QVERIFY(finished.wait(20000));
         QCOMPARE(count(*r.scheduler, TransferState::Done), 5);

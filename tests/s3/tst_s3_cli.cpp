@@ -210,6 +210,7 @@ private Q_SLOTS:
     void initTestCase();
     void filesAndFoldersAcrossTheGatewaysReadBackByAwsCli();
     void filesOfOneNameBothArriveAndAnEmptyPrefixNeedsNoHeadEach();
+    void aMultipartUploadToAnEmptyPrefixIsCreatedAtOnce();
     void killedClientResumesSendingOnlyTheMissingParts();
     void sigintPausesAndResumeFinishes();
     void wrongSecretSaysWhatToCheck();
@@ -341,6 +342,51 @@ void TestS3Cli::filesOfOneNameBothArriveAndAnEmptyPrefixNeedsNoHeadEach()
     const int heads = count("HEAD", 0);
     qInfo("%d of %d files looked before they were written", heads, Many);
     QVERIFY2(heads < Many / 2, qPrintable(QStringLiteral("%1 HEADs for %2 files").arg(heads).arg(Many)));
+}
+
+// The destination checks (one key, one unfinished upload under the prefix) answer before any
+// file is attached: to an empty prefix, a multipart upload is created without a HEAD of its key
+// nor a listing of the key's unfinished uploads (two round trips before its first part).
+void TestS3Cli::aMultipartUploadToAnEmptyPrefixIsCreatedAtOnce()
+{
+    const QString bucket = newBucket();
+    QTemporaryDir work;
+    const QString file = work.filePath(QStringLiteral("big.bin"));
+    QVERIFY(TestFiles::write(file, 11 * MiB, m_seed + 40));
+    QString errorText;
+    const int exitCode =
+        runClient(QStringList{QStringLiteral("upload"), QStringLiteral("--s3"),
+                              QStringLiteral("s3://%1/q/").arg(bucket), QStringLiteral("--chunk-size"),
+                              QStringLiteral("5M"), QStringLiteral("--state-dir"),
+                              work.filePath(QStringLiteral("state")), QStringLiteral("--quiet")} +
+                      gatewayArguments() + QStringList{file},
+                  &errorText);
+    QVERIFY2(exitCode == 0, qPrintable(errorText));
+    const QString path = QStringLiteral("/%1/q/big.bin").arg(bucket);
+    int parts = 0;
+    int heads = 0;
+    int keyListings = 0;
+    int completes = 0;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            parts = heads = keyListings = completes = 0;
+            for (const RgwAccessLog::Request &request : m_log->read()) {
+                parts += request.path == path && request.isUploadPart();
+                heads += request.path == path && request.method == QLatin1String("HEAD");
+                completes += request.path == path && request.method == QLatin1String("POST") &&
+                             request.query.hasQueryItem(QStringLiteral("uploadId"));
+                keyListings +=
+                    request.path == QStringLiteral("/%1/").arg(bucket) &&
+                    request.query.hasQueryItem(QStringLiteral("uploads")) &&
+                    request.query.queryItemValue(QStringLiteral("prefix")) == QStringLiteral("q/big.bin");
+            }
+            return completes == 1;
+        }(),
+        10000);
+    QCOMPARE(parts, 3);
+    // The one HEAD is the one after the complete (Ceph's complete answers no ETag).
+    QCOMPARE(heads, 1);
+    QCOMPARE(keyListings, 0);
 }
 
 void TestS3Cli::killedClientResumesSendingOnlyTheMissingParts()

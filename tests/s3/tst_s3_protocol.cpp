@@ -53,7 +53,8 @@ private Q_SLOTS:
     void completeErrorsLeadToHead();
     void missingSha256IsCopiedOn();
     void wholeFileIsCheckedAndVerified();
-    void anEmptyDestinationIsSeenByOneListing();
+    void anEmptyDestinationIsSeenByTwoListings();
+    void findOrCreateSkipsWhatTheDestinationChecksAnswered();
     void wholeFileToAnEmptyDestinationGoesWithoutAHead();
     void aNameTakenSinceItWasSeenFreeIsLookedAtAfterAll();
     void abortOfAGoneUploadIsDone();
@@ -502,16 +503,17 @@ void TestS3Protocol::wholeFileIsCheckedAndVerified()
     QCOMPARE(putEmpty.request.file->length, 0);
 }
 
-void TestS3Protocol::anEmptyDestinationIsSeenByOneListing()
+void TestS3Protocol::anEmptyDestinationIsSeenByTwoListings()
 {
     const S3Protocol s3 = protocol();
-    const std::optional<Exchange> check = s3.destinationCheck(gateway());
-    QVERIFY(check);
-    QCOMPARE(check->request.method, QByteArray("GET"));
-    QCOMPARE(query(check->request, "list-type"), QStringLiteral("2"));
-    QCOMPARE(query(check->request, "prefix"), QStringLiteral("in/"));
-    QCOMPARE(query(check->request, "max-keys"), QStringLiteral("1"));
-    QVERIFY(isSigned(check->request));
+    const QList<Exchange> checks = s3.destinationChecks(gateway());
+    QCOMPARE(checks.size(), 2);
+    const Exchange &objects = checks.at(0);
+    QCOMPARE(objects.request.method, QByteArray("GET"));
+    QCOMPARE(query(objects.request, "list-type"), QStringLiteral("2"));
+    QCOMPARE(query(objects.request, "prefix"), QStringLiteral("in/"));
+    QCOMPARE(query(objects.request, "max-keys"), QStringLiteral("1"));
+    QVERIFY(isSigned(objects.request));
     const QByteArray none = "<?xml version=\"1.0\"?><ListBucketResult><Name>media</Name><Prefix>in/</Prefix>"
                             "<KeyCount>0</KeyCount><MaxKeys>1</MaxKeys><IsTruncated>false</IsTruncated>"
                             "</ListBucketResult>";
@@ -519,12 +521,67 @@ void TestS3Protocol::anEmptyDestinationIsSeenByOneListing()
         "<?xml version=\"1.0\"?><ListBucketResult><Name>media</Name><Prefix>in/</Prefix>"
         "<KeyCount>1</KeyCount><IsTruncated>true</IsTruncated><Contents><Key>in/a.txt</Key>"
         "<Size>3</Size></Contents></ListBucketResult>";
-    QVERIFY(s3.readDestinationCheck(gateway(), answer(200, none)));
-    QVERIFY(!s3.readDestinationCheck(gateway(), answer(200, one)));
+    using Finding = DestinationFinding;
+    QCOMPARE(s3.readDestinationCheck(gateway(), objects, answer(200, none)), Finding::NoObjects);
+    QCOMPARE(s3.readDestinationCheck(gateway(), objects, answer(200, one)), Finding::Nothing);
     // A refusal (no permission to list) or no answer says nothing: each file looks for itself.
-    QVERIFY(!s3.readDestinationCheck(gateway(), answer(403, errorXml("AccessDenied"))));
-    QVERIFY(!s3.readDestinationCheck(gateway(), noAnswer()));
-    QVERIFY(!s3.readDestinationCheck(gateway(), answer(200, errorXml("InternalError"))));
+    QCOMPARE(s3.readDestinationCheck(gateway(), objects, answer(403, errorXml("AccessDenied"))),
+             Finding::Nothing);
+    QCOMPARE(s3.readDestinationCheck(gateway(), objects, noAnswer()), Finding::Nothing);
+    QCOMPARE(s3.readDestinationCheck(gateway(), objects, answer(200, errorXml("InternalError"))),
+             Finding::Nothing);
+
+    const Exchange &uploads = checks.at(1);
+    QCOMPARE(uploads.request.method, QByteArray("GET"));
+    QVERIFY(uploads.request.url.query().contains(QLatin1String("uploads")));
+    QCOMPARE(query(uploads.request, "prefix"), QStringLiteral("in/"));
+    QCOMPARE(query(uploads.request, "max-uploads"), QStringLiteral("1"));
+    QVERIFY(isSigned(uploads.request));
+    QCOMPARE(s3.readDestinationCheck(gateway(), uploads, answer(200, uploadsXml({}))),
+             Finding::NoUnfinishedUploads);
+    QCOMPARE(s3.readDestinationCheck(gateway(), uploads, answer(200, uploadsXml({{"in/old.bin", "u1"}}))),
+             Finding::Nothing);
+    QCOMPARE(s3.readDestinationCheck(gateway(), uploads, answer(403, errorXml("AccessDenied"))),
+             Finding::Nothing);
+    QCOMPARE(s3.readDestinationCheck(gateway(), uploads, noAnswer()), Finding::Nothing);
+}
+
+// What the destination checks found spares the create its steps: an empty destination, seen as
+// the file waited, needs no HEAD; no unfinished upload under the prefix needs no listing of the
+// key's (the first time only: a second attach may follow a create whose answer was lost).
+void TestS3Protocol::findOrCreateSkipsWhatTheDestinationChecksAnswered()
+{
+    const S3Protocol s3 = protocol();
+    UploadContext file = upload();
+    file.destinationEmptyAtAttach = true;
+    file.noUnfinishedUploads = true;
+    const Exchange create = s3.findOrCreate(file);
+    QCOMPARE(create.request.method, QByteArray("POST"));
+    QCOMPARE(create.request.url.toString(), QStringLiteral("http://127.0.0.1:7480/media/in/a.txt?uploads="));
+    const QByteArray initiated = "<InitiateMultipartUploadResult " + Ns +
+                                 "><Bucket>media</Bucket><Key>in/a.txt</Key><UploadId>2~new</UploadId>"
+                                 "</InitiateMultipartUploadResult>";
+    const Step<AttachOutcome> step = s3.readFindOrCreate(file, create, answer(200, initiated));
+    QVERIFY(step.outcome());
+    QCOMPARE(step.outcome()->uploadId, QStringLiteral("2~new"));
+    QCOMPARE(step.outcome()->remotePath, QStringLiteral("a.txt"));
+
+    file.noUnfinishedUploads = false;
+    const Exchange list = s3.findOrCreate(file);
+    QCOMPARE(list.request.method, QByteArray("GET"));
+    QCOMPARE(query(list.request, "prefix"), QStringLiteral("in/a.txt"));
+
+    // Only the uploads known absent: the HEAD still looks at the name, and the create follows it.
+    file.destinationEmptyAtAttach = false;
+    file.noUnfinishedUploads = true;
+    const Exchange head = s3.findOrCreate(file);
+    QCOMPARE(head.request.method, QByteArray("HEAD"));
+    const Exchange afterHead = nextOf(s3.readFindOrCreate(file, head, answer(404)));
+    QCOMPARE(afterHead.request.method, QByteArray("POST"));
+    // What the first request knew travels with the operation: a later context does not undo it.
+    UploadContext later = file;
+    later.noUnfinishedUploads = false;
+    QCOMPARE(nextOf(s3.readFindOrCreate(later, head, answer(404))).request.method, QByteArray("POST"));
 }
 
 void TestS3Protocol::wholeFileToAnEmptyDestinationGoesWithoutAHead()

@@ -98,18 +98,23 @@ void HealthCheck::checkDestination()
 {
     // One endpoint is enough: the gateways of a store share its buckets.
     constexpr qsizetype index = 0;
-    const std::optional<Exchange> exchange = m_protocol->destinationCheck(m_endpoints.at(index));
-    if (!exchange)
-        return;
-    WireRequest request = exchange->request;
-    request.timeoutMs = m_timeoutMs;
-    // Not part of the verdict: without an answer (an endpoint that is down), each file looks.
-    WireCall *call = sendOnControlLane(index, request);
-    connect(call, &WireCall::finished, this, [this, call] {
-        call->deleteLater();
-        if (m_protocol->readDestinationCheck(m_endpoints.at(index), call->reply()))
-            Q_EMIT destinationEmpty();
-    });
+    const QList<Exchange> checks = m_protocol->destinationChecks(m_endpoints.at(index));
+    m_destinationChecksOut = int(checks.size());
+    for (const Exchange &exchange : checks) {
+        WireRequest request = exchange.request;
+        request.timeoutMs = m_timeoutMs;
+        // Not part of the verdict: without an answer (an endpoint that is down), each file looks.
+        WireCall *call = sendOnControlLane(index, request);
+        connect(call, &WireCall::finished, this, [this, call, exchange] {
+            call->deleteLater();
+            const DestinationFinding finding =
+                m_protocol->readDestinationCheck(m_endpoints.at(index), exchange, call->reply());
+            if (finding != DestinationFinding::Nothing)
+                Q_EMIT destinationFound(finding);
+            if (--m_destinationChecksOut == 0)
+                Q_EMIT destinationChecked();
+        });
+    }
 }
 
 void HealthCheck::settle()

@@ -32,14 +32,18 @@ public:
     bool isUnreachable(qsizetype index) const { return m_unreachable.value(index); }
     // After finished(): the failure's code, when the protocol gave one ("tls_untrusted", …).
     QString failureCode(qsizetype index) const { return m_codes.value(index); }
+    // Destination checks are out (destinationChecked() will come).
+    bool isCheckingDestination() const { return m_destinationChecksOut > 0; }
 
 Q_SIGNALS:
     // The endpoint answered its health check (outcomes().at(index) holds what it said, and a
     // first round-trip figure); its credentials are checked next.
     void endpointHealthy(int index);
-    // The protocol's destination check (asked once, of the first endpoint, beside the health
-    // checks) found nothing there: files need not look before they are written.
-    void destinationEmpty();
+    // One of the protocol's destination checks (asked once, of the first endpoint, beside the
+    // health checks) found what spares each file a question of its own.
+    void destinationFound(multilane::DestinationFinding finding);
+    // Every destination check has answered, or failed.
+    void destinationChecked();
     void finished(const QList<std::optional<QString>> &problems);
 
 private:
@@ -58,6 +62,7 @@ private:
     QStringList m_codes;
     int m_timeoutMs = 0;
     int m_waiting = 0;
+    int m_destinationChecksOut = 0;
 };
 
 } // namespace multilane

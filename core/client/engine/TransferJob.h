@@ -136,6 +136,11 @@ public:
     bool needsCreate = false;
     // Find-or-create waits for the file's SHA-256 (S3 keeps it as metadata fixed at create).
     bool sha256BeforeCreate = false;
+    // Its upload was found or created once in this run (an answer lost on the way may have
+    // left one behind).
+    bool attachAsked = false;
+    // Open while the destination checks were out: created right after they answered.
+    bool heldForDestinationCheck = false;
     bool isReadyToCreate() const;
     // From the journal: asked about before anything is created.
     const KnownUpload &known() const;

@@ -453,7 +453,13 @@ bool TransferScheduler::dispatchNext(const EndpointLease &lease)
 
 bool TransferScheduler::dispatchCreate(const EndpointLease &lease)
 {
-    TransferJob *job = m_jobs.next([](const TransferJob &j) { return j.isReadyToCreate(); });
+    // While the destination checks are out, only uploads known from an earlier run go (asked
+    // what they hold, not looked for).
+    TransferJob *job = m_awaitingDestinationCheck
+                           ? m_jobs.next([](const TransferJob &j) {
+                                 return j.isReadyToCreate() && !j.known().uploadId.isEmpty();
+                             })
+                           : m_jobs.next([](const TransferJob &j) { return j.isReadyToCreate(); });
     if (!job)
         return false;
     job->requestInFlight = true;
@@ -471,6 +477,8 @@ bool TransferScheduler::dispatchCreate(const EndpointLease &lease)
           {},
           lease,
           m_services.protocol->findOrCreate(contextFor(*job, lease))});
+    job->attachAsked = true;
+    job->heldForDestinationCheck = false; // a second attach comes later than a look would
     return true;
 }
 
@@ -498,6 +506,8 @@ bool TransferScheduler::dispatchChunk(const EndpointLease &lease)
 
 bool TransferScheduler::dispatchSingle(const EndpointLease &lease, bool laterBatchOnly)
 {
+    if (m_awaitingDestinationCheck)
+        return false;
     // The earliest open file: with --order files the first given, otherwise the biggest.
     TransferJob *job = laterBatchOnly ? m_jobs.nextFromLaterBatch(wantsWholeSent, wantsChunkSent)
                                       : m_jobs.next(wantsWholeSent, JobQueue::Pick::Earliest);
@@ -524,7 +534,30 @@ UploadContext TransferScheduler::contextFor(const TransferJob &job, const Endpoi
     context.sourceChunkChecksums = job.sourceChunkChecksums();
     context.destinationWasEmpty =
         m_destinationSeenEmpty && (m_jobsBeforeFirstStored < 0 || job.id() < m_jobsBeforeFirstStored);
+    context.destinationEmptyAtAttach = m_destinationSeenEmpty && job.heldForDestinationCheck;
+    // Asked once already, this run may have created an upload whose answer was lost.
+    context.noUnfinishedUploads = m_noUnfinishedUploadsSeen && !job.attachAsked;
     return context;
+}
+
+void TransferScheduler::destinationFound(DestinationFinding finding)
+{
+    if (finding == DestinationFinding::NoObjects)
+        m_destinationSeenEmpty = true;
+    else if (finding == DestinationFinding::NoUnfinishedUploads)
+        m_noUnfinishedUploadsSeen = true;
+}
+
+void TransferScheduler::destinationChecked()
+{
+    if (!m_awaitingDestinationCheck)
+        return;
+    m_awaitingDestinationCheck = false;
+    for (int id : m_jobs.open()) {
+        TransferJob &job = m_jobs.job(id);
+        job.heldForDestinationCheck = !job.attachAsked && job.known().uploadId.isEmpty();
+    }
+    pump();
 }
 
 void TransferScheduler::accountBusySlots()
@@ -597,7 +630,7 @@ void TransferScheduler::sendBehind(WireCall *ahead)
     // A ready chunk, else the next whole file: what a connection freed now would get.
     TransferJob *job = m_jobs.next(wantsChunkSent);
     const bool chunked = job != nullptr;
-    if (!job)
+    if (!job && !m_awaitingDestinationCheck)
         job = m_jobs.next(wantsWholeSent, JobQueue::Pick::Earliest);
     if (!job)
         return;

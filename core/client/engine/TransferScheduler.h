@@ -72,10 +72,18 @@ public:
     // tuner, or for a fixed count. rttMs: the round trip the check measured (0: not known). Until
     // the tuner has judged anything, it starts again from what is known now.
     void capacityChanged(double rttMs = 0);
-    // The protocol's destination check found it empty: files need not look before they are
-    // written (UploadContext::destinationWasEmpty), up to the first file this run stores; files
-    // queued after that look first (one of this run's own objects may be at their name).
-    void destinationFoundEmpty() { m_destinationSeenEmpty = true; }
+    // The protocol's destination checks are out: no file looks at its destination or is written
+    // until destinationChecked() (what they find spares each file its own look, in a round trip
+    // the checks take anyway).
+    void awaitDestinationCheck() { m_awaitingDestinationCheck = true; }
+    // NoObjects: files need not look before they are written (UploadContext::destinationWasEmpty),
+    // up to the first file this run stores; files queued after that look first (one of this
+    // run's own objects may be at their name). NoUnfinishedUploads: no file's upload is looked
+    // for (UploadContext::noUnfinishedUploads) the first time it is attached.
+    void destinationFound(DestinationFinding finding);
+    // The checks answered (or are given up on): the files they held go, and those open now are
+    // created without a look where the destination was found empty.
+    void destinationChecked();
     bool isSelfTuned() const { return m_options.tuneConnections; }
     // Before capacityChanged() and start(): TransferOptions::startLevel.
     void setStartLevel(int level) { m_options.startLevel = level; }
@@ -225,6 +233,8 @@ private:
     int m_failures = 0;
     int m_overloads = 0;
     bool m_destinationSeenEmpty = false;
+    bool m_noUnfinishedUploadsSeen = false;
+    bool m_awaitingDestinationCheck = false;
     int m_jobsBeforeFirstStored = -1; // how many jobs were queued when the first file was stored
     double m_roundTripMs = 0;         // a request's, from the endpoint check (0: not known)
     qint64 m_busySlotMs = 0;          // requests in flight, summed over time: how busy the level was

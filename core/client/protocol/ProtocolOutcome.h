@@ -101,6 +101,13 @@ struct FinishOutcome {
 
 struct AbortOutcome {};
 
+// What one of the protocol's destination checks found (UploadProtocol::destinationChecks).
+enum class DestinationFinding {
+    Nothing,             // something there, a refusal, or no answer: each file looks for itself
+    NoObjects,           // the destination holds nothing yet
+    NoUnfinishedUploads, // no upload under the destination was left unfinished
+};
+
 struct HealthOutcome {
     int connectionsPerClient = 0; // what the server lets one client open per endpoint; 0: not said
     QString version;

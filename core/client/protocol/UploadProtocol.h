@@ -58,6 +58,13 @@ struct UploadContext {
     // The destination check found nothing there, and the file was queued before this run stored
     // any: no look before writing it (S3: no HEAD before a conditional PutObject).
     bool destinationWasEmpty = false;
+    // The destination check found nothing there, and the file's upload waited for that answer,
+    // so it is as fresh as a look of the file's own would be: no look before the upload is
+    // created (S3: no HEAD).
+    bool destinationEmptyAtAttach = false;
+    // The destination check listed no unfinished upload there, and this file's upload was never
+    // asked for in this run: none can be found to take up (S3: no ListMultipartUploads).
+    bool noUnfinishedUploads = false;
 };
 
 struct ChunkToSend {
@@ -89,12 +96,17 @@ public:
     virtual Exchange credentialsCheck(const Endpoint &endpoint) const = 0;
     virtual std::optional<ProtocolFailure> readCredentialsCheck(const Endpoint &endpoint,
                                                                 const WireReply &reply) const = 0;
-    // One request that can tell whether the destination holds anything yet (S3: the prefix lists
-    // no key), so that no file has to look before it is written. nullopt: nothing to ask (ours
+    // Requests, sent once at the start, that can tell what no file needs to ask for itself: that
+    // the destination holds nothing yet (S3: the prefix lists no key) and that nothing was left
+    // unfinished there (S3: no multipart upload under the prefix). Empty: nothing to ask (ours
     // decides conflicts on the receiver, in the request that writes).
-    virtual std::optional<Exchange> destinationCheck(const Endpoint &) const { return std::nullopt; }
-    // true only where the answer shows an empty destination; a refusal or keys: false.
-    virtual bool readDestinationCheck(const Endpoint &, const WireReply &) const { return false; }
+    virtual QList<Exchange> destinationChecks(const Endpoint &) const { return {}; }
+    // Nothing unless the answer shows it plainly; a refusal, keys, uploads: Nothing.
+    virtual DestinationFinding readDestinationCheck(const Endpoint &, const Exchange &,
+                                                    const WireReply &) const
+    {
+        return DestinationFinding::Nothing;
+    }
     // The server's upload for a file: found again by the file's key (what it holds comes back),
     // or created.
     virtual Exchange findOrCreate(const UploadContext &upload) const = 0;

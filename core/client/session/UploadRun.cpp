@@ -177,9 +177,15 @@ void UploadRun::start()
     m_health = std::make_unique<HealthCheck>(m_plan.protocol);
     connect(m_health.get(), &HealthCheck::endpointHealthy, this, &UploadRun::onEndpointHealthy);
     connect(m_health.get(), &HealthCheck::finished, this, &UploadRun::onEndpointsChecked);
-    connect(m_health.get(), &HealthCheck::destinationEmpty, m_scheduler.get(),
-            &TransferScheduler::destinationFoundEmpty);
+    connect(m_health.get(), &HealthCheck::destinationFound, m_scheduler.get(),
+            &TransferScheduler::destinationFound);
+    connect(m_health.get(), &HealthCheck::destinationChecked, m_scheduler.get(),
+            &TransferScheduler::destinationChecked);
     m_health->check(m_plan.endpoints);
+    // Sent beside the health checks, they answer about when a file's own look would: waiting for
+    // them costs nothing and spares the looks (S3: a HEAD and a listing before each create).
+    if (m_health->isCheckingDestination())
+        m_scheduler->awaitDestinationCheck();
     startFromRememberedLink();
     m_scheduler->capacityChanged();
     // On the next turn, as when it waited for a check: whoever started the run hears of it.
@@ -212,6 +218,8 @@ void UploadRun::onEndpointHealthy(int endpoint)
 
 void UploadRun::holdUncheckedEndpoints()
 {
+    // An endpoint slow to answer holds no file back: without the checks' findings, files look.
+    m_scheduler->destinationChecked();
     for (int i = 0; i < m_pool->endpointCount(); ++i) {
         if (m_pool->isUnchecked(i))
             m_scheduler->holdUntilChecked(i);
@@ -221,6 +229,7 @@ void UploadRun::holdUncheckedEndpoints()
 void UploadRun::onEndpointsChecked(const QList<std::optional<QString>> &problems)
 {
     m_uncheckedGrace.stop();
+    m_scheduler->destinationChecked();
     int usable = 0;
     double rttMs = 0;
     for (int i = 0; i < int(problems.size()); ++i) {

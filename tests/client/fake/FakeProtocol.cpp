@@ -77,7 +77,13 @@ std::optional<ProtocolFailure> FakeProtocol::readCredentialsCheck(const Endpoint
 
 Exchange FakeProtocol::findOrCreate(const UploadContext &upload) const
 {
-    return request(upload.endpoint, "POST", QStringLiteral("/create/") + upload.source.destinationPath);
+    // What the destination checks spared this create shows in its route.
+    QString route = QStringLiteral("/create");
+    if (upload.destinationEmptyAtAttach)
+        route += QStringLiteral("-unlooked");
+    if (upload.noUnfinishedUploads)
+        route += QStringLiteral("-unlisted");
+    return request(upload.endpoint, "POST", route + QLatin1Char('/') + upload.source.destinationPath);
 }
 
 Step<AttachOutcome> FakeProtocol::readFindOrCreate(const UploadContext &upload, const Exchange &,

@@ -15,6 +15,8 @@ struct S3ExchangeState {
         Unset,
         Refused, // nothing could be asked (a key S3 cannot take): the answer is `pending`
         Health,
+        CheckObjects, // the destination check: is there any key under the prefix?
+        CheckUploads, // the destination check: is any upload under the prefix unfinished?
         ConflictHead, // HEAD of the destination (or a numbered name) before anything is written
         Diagnose,     // that HEAD was refused without a body: a listing says why
         ListUploads,  // an unfinished upload a lost journal left, for this key
@@ -38,6 +40,7 @@ struct S3ExchangeState {
     QList<S3PartInfo> parts;            // ListParts: the pages read so far
     std::optional<S3OpenUpload> newest; // ListUploads: the newest upload of exactly this key so far
     bool onlyIfAbsent = false;          // Put: nothing was there, and nothing may be when it lands
+    bool noUnfinishedUploads = false;   // find-or-create: UploadContext::noUnfinishedUploads
     int conditionRefusedFor = -1;       // the renameNumber whose conditional Put was answered 412
     // Diagnose, HeadAfterComplete: what the operation fails with unless this answer shows better.
     std::optional<ProtocolFailure> pending;

@@ -39,6 +39,7 @@ S3Protocol::S3Protocol(S3Target target, S3Credentials credentials, S3ProtocolOpt
     // A PutObject's or a Complete's success is checked against the ETag computed here: a
     // gateway whose check is still out may end files, so small files do not wait a round trip.
     m_capabilities.finishProvesStorage = true;
+    m_capabilities.pipelines = true;
 }
 
 // ---- building and reading ---------------------------------------------------------------------
@@ -147,18 +148,33 @@ std::optional<ProtocolFailure> S3Protocol::readCredentialsCheck(const Endpoint &
     return failure;
 }
 
-std::optional<Exchange> S3Protocol::destinationCheck(const Endpoint &endpoint) const
+QList<Exchange> S3Protocol::destinationChecks(const Endpoint &endpoint) const
 {
-    // One key under the prefix is enough to say "not empty".
-    return exchange(m_requests.listObjects(endpoint.url, m_requests.target().prefix(), 1), State{});
+    // One key or one upload under the prefix is enough to say "not empty".
+    State objects;
+    objects.stage = Stage::CheckObjects;
+    State uploads;
+    uploads.stage = Stage::CheckUploads;
+    const QString &prefix = m_requests.target().prefix();
+    return {exchange(m_requests.listObjects(endpoint.url, prefix, 1), objects),
+            exchange(m_requests.listMultipartUploads(endpoint.url, prefix, {}, {}, 1), uploads)};
 }
 
-bool S3Protocol::readDestinationCheck(const Endpoint &endpoint, const WireReply &reply) const
+DestinationFinding S3Protocol::readDestinationCheck(const Endpoint &, const Exchange &sent,
+                                                    const WireReply &reply) const
 {
-    const S3RequestContext context =
-        m_requests.listObjects(endpoint.url, m_requests.target().prefix(), 1).context;
-    const auto keys = S3Replies::listObjects(context, received(reply));
-    return keys && keys.value().isEmpty();
+    const State state = stateOf(sent);
+    if (state.stage == Stage::CheckObjects) {
+        const auto keys = S3Replies::listObjects(state.request, received(reply));
+        return keys && keys.value().isEmpty() ? DestinationFinding::NoObjects : DestinationFinding::Nothing;
+    }
+    if (state.stage == Stage::CheckUploads) {
+        const auto page = S3Replies::listMultipartUploads(state.request, received(reply));
+        return page && page.value().uploads.isEmpty() && !page.value().isTruncated
+                   ? DestinationFinding::NoUnfinishedUploads
+                   : DestinationFinding::Nothing;
+    }
+    return DestinationFinding::Nothing;
 }
 
 // ---- parts and abort ------------------------------------------------------------------------------
@@ -213,15 +229,22 @@ Step<AbortOutcome> S3Protocol::readAbort(const UploadContext &, const Exchange &
 
 // ---- the destination --------------------------------------------------------------------------
 
-Exchange S3Protocol::conflictHead(const UploadContext &upload, State state) const
+std::optional<Exchange> S3Protocol::name(const UploadContext &upload, State &state) const
 {
     const QString &given = upload.source.destinationPath;
-    state.stage = Stage::ConflictHead;
     state.path = state.renameNumber == 0 ? given : S3ConflictCheck::numberedPath(given, state.renameNumber);
     const S3Result<QString> key = m_requests.target().objectKey(state.path);
     if (!key)
         return refused(upload.endpoint, S3Wire::fatal(QStringLiteral("bad_key"), key.failure().userMessage));
     state.key = key.value();
+    return std::nullopt;
+}
+
+Exchange S3Protocol::conflictHead(const UploadContext &upload, State state) const
+{
+    if (std::optional<Exchange> refusal = name(upload, state))
+        return *refusal;
+    state.stage = Stage::ConflictHead;
     return exchange(m_requests.headObject(upload.endpoint.url, state.key), state);
 }
 

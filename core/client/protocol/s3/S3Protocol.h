@@ -40,8 +40,9 @@ public:
     Exchange credentialsCheck(const Endpoint &endpoint) const override;
     std::optional<ProtocolFailure> readCredentialsCheck(const Endpoint &endpoint,
                                                         const WireReply &reply) const override;
-    std::optional<Exchange> destinationCheck(const Endpoint &endpoint) const override;
-    bool readDestinationCheck(const Endpoint &endpoint, const WireReply &reply) const override;
+    QList<Exchange> destinationChecks(const Endpoint &endpoint) const override;
+    DestinationFinding readDestinationCheck(const Endpoint &endpoint, const Exchange &sent,
+                                            const WireReply &reply) const override;
     Exchange findOrCreate(const UploadContext &upload) const override;
     Step<AttachOutcome> readFindOrCreate(const UploadContext &upload, const Exchange &sent,
                                          const WireReply &reply) const override;
@@ -76,8 +77,13 @@ private:
     // The key and S3 upload id an UploadContext's upload id stands for.
     State uploadState(const UploadContext &upload) const;
 
+    // The destination path and object key (state.renameNumber's name); a refusal for a name S3
+    // cannot take.
+    std::optional<Exchange> name(const UploadContext &upload, State &state) const;
     // find-or-create and a whole file both start by looking at the destination.
     Exchange conflictHead(const UploadContext &upload, State state) const;
+    // find-or-create once the name is free to take: an upload a lost journal left, else a new one.
+    Exchange findUnfinishedOrCreate(const UploadContext &upload, const State &state) const;
     // The HEAD's answer: nullopt when the object may be written (state.path/key/existingSha256
     // then say where), else the operation's next request or its end (via onDecision).
     template<typename Outcome>

@@ -30,7 +30,19 @@ qint64 partSizeOf(const QList<S3PartInfo> &parts, qint64 fileSize, qint64 planne
 
 Exchange S3Protocol::findOrCreate(const UploadContext &upload) const
 {
-    return conflictHead(upload, State{});
+    State state;
+    state.noUnfinishedUploads = upload.noUnfinishedUploads;
+    if (!upload.destinationEmptyAtAttach)
+        return conflictHead(upload, state);
+    // Nothing can be at the name: the listing that said so is as fresh as a HEAD now would be.
+    if (std::optional<Exchange> refusal = name(upload, state))
+        return *refusal;
+    return findUnfinishedOrCreate(upload, state);
+}
+
+Exchange S3Protocol::findUnfinishedOrCreate(const UploadContext &upload, const State &state) const
+{
+    return state.noUnfinishedUploads ? create(upload, state) : listUploads(upload, state);
 }
 
 Step<AttachOutcome> S3Protocol::readFindOrCreate(const UploadContext &upload, const Exchange &sent,
@@ -44,7 +56,7 @@ Step<AttachOutcome> S3Protocol::readFindOrCreate(const UploadContext &upload, co
         skipped.result = AttachOutcome::Result::Skipped;
         if (std::optional<Step<AttachOutcome>> step = readConflict(upload, state, reply, skipped))
             return *step;
-        return listUploads(upload, state);
+        return findUnfinishedOrCreate(upload, state);
     }
     case Stage::ListUploads:
         return readListUploads(upload, state, received(reply));

@@ -152,11 +152,8 @@ Exchange S3Protocol::sendWhole(const UploadContext &upload) const
     // file). If-None-Match makes a name taken since (another writer, or two files of this upload
     // with one name) a 412, and a HEAD after all.
     State state;
-    state.path = upload.source.destinationPath;
-    const S3Result<QString> key = m_requests.target().objectKey(state.path);
-    if (!key)
-        return refused(upload.endpoint, S3Wire::fatal(QStringLiteral("bad_key"), key.failure().userMessage));
-    state.key = key.value();
+    if (std::optional<Exchange> refusal = name(upload, state))
+        return *refusal;
     state.onlyIfAbsent = true;
     return put(upload, state);
 }
