@@ -666,18 +666,26 @@ private Q_SLOTS:
         const qsizetype loweredAt = r.transport->sent().size();
         QVERIFY(finished.wait(20000));
         QCOMPARE(count(*r.scheduler, TransferState::Done), 4);
+        // While the others drain, the level's worth (one) is kept busy (else the link would empty as
+        // the drain ends, every connection waiting for its last answer): everything sent behind
+        // another goes on that one connection until the others are gone.
+        QSet<int> connectionsFed;
         int behindAfter = 0;
         for (qsizetype i = loweredAt; i < r.transport->sent().size(); ++i) {
             const Sent &sent = r.transport->sent().at(i);
             if (!sent.behind)
                 continue;
             ++behindAfter;
-            QVERIFY2(sent.runningAhead <= 1, qPrintable(QStringLiteral("request %1 went behind one of %2 "
-                                                                       "connections at a level of 1")
-                                                            .arg(i)
-                                                            .arg(sent.runningAhead)));
+            if (sent.runningAhead > 1)
+                connectionsFed.insert(sent.connection);
         }
         QVERIFY(behindAfter > 0); // the one connection left still carries one behind another
+        QVERIFY2(connectionsFed.size() == 1,
+                 qPrintable(QStringLiteral("%1 connections fed while draining to a "
+                                           "level of 1")
+                                .arg(connectionsFed.size())));
+        // Every connection but one drained, however long it took.
+        QCOMPARE(r.transport->sent().constLast().runningAhead <= 1, true);
         QCOMPARE(r.pool->busy(0), 0);
     }
 

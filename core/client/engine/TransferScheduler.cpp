@@ -620,8 +620,9 @@ void TransferScheduler::sendBehind(WireCall *ahead)
         m_paused)
         return;
     // Above the level (the tuner or a receiver lowered it), connections must drain: a request
-    // behind would take the place of the one ahead and keep its connection for ever.
-    if (requestsAtLevel() > m_connections)
+    // behind would take the place of the one ahead and keep its connection for ever. A level's
+    // worth of them is kept busy meanwhile, or the link would empty as the drain ends.
+    if (!isKeptThroughDrain(ahead))
         return;
     const EndpointLease lease = it->lease;
     if (!m_pool.takesRequests(lease.endpoint) || m_pool.isUnchecked(lease.endpoint) ||
@@ -647,6 +648,32 @@ void TransferScheduler::sendBehind(WireCall *ahead)
     track(call, request);
     m_inFlight[ahead].behind = call;
     ++m_requestsBehind;
+}
+
+bool TransferScheduler::isKeptThroughDrain(WireCall *ahead)
+{
+    if (requestsAtLevel() <= m_connections) {
+        m_keptForLevel = -1; // drained: the next drain chooses again
+        return true;
+    }
+    if (m_keptForLevel != m_connections) {
+        // Those with a request behind them first (they are busy longest), then those still
+        // writing their body, then the rest; a create or a complete last (nothing goes behind
+        // those): the connections kept are the fullest.
+        m_keptForLevel = m_connections;
+        QList<std::pair<int, WireCall *>> heads;
+        for (auto it = m_inFlight.begin(); it != m_inFlight.end(); ++it) {
+            it->keptThroughDrain = false;
+            const bool carriesData = it->kind == RequestKind::Chunk || it->kind == RequestKind::Single;
+            if (!it->ahead)
+                heads.append({!carriesData ? 3 : it->behind ? 0 : isBodyWritten(*it) ? 2 : 1, it.key()});
+        }
+        std::stable_sort(heads.begin(), heads.end(),
+                         [](const auto &a, const auto &b) { return a.first < b.first; });
+        for (qsizetype i = 0; i < heads.size() && i < m_connections; ++i)
+            m_inFlight[heads.at(i).second].keptThroughDrain = true;
+    }
+    return m_inFlight.value(ahead).keptThroughDrain;
 }
 
 TransferScheduler::InFlight TransferScheduler::chunkRequest(const TransferJob &job, const ReadyChunk &chunk,

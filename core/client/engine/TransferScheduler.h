@@ -131,6 +131,9 @@ private:
         WireCall *ahead = nullptr;
         WireCall *behind = nullptr;
         bool holdsLease = true;
+        // While the connections drain down to a lowered level: its connection is one of those kept
+        // (requests still go behind it), the others get nothing more.
+        bool keptThroughDrain = false;
     };
 
     void pump();
@@ -140,6 +143,8 @@ private:
     // all written, where the protocol allows it, the connections are not above the level and there
     // is work enough that no connection goes without.
     void sendBehind(WireCall *ahead);
+    // Above the level: is `ahead`'s connection one of the level's worth kept through the drain?
+    bool isKeptThroughDrain(WireCall *ahead);
     static bool isBodyWritten(const InFlight &request)
     {
         return request.exchange.request.file && request.sent == request.exchange.request.file->length;
@@ -235,6 +240,7 @@ private:
     bool m_destinationSeenEmpty = false;
     bool m_noUnfinishedUploadsSeen = false;
     bool m_awaitingDestinationCheck = false;
+    int m_keptForLevel = -1;          // the level the connections kept through a drain were chosen for
     int m_jobsBeforeFirstStored = -1; // how many jobs were queued when the first file was stored
     double m_roundTripMs = 0;         // a request's, from the endpoint check (0: not known)
     qint64 m_busySlotMs = 0;          // requests in flight, summed over time: how busy the level was

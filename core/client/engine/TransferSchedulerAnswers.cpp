@@ -52,6 +52,7 @@ WireCall *TransferScheduler::handOnPlace(InFlight &request)
     --m_requestsBehind; // it counts in the level from now on
     behind->ahead = nullptr;
     behind->holdsLease = request.holdsLease;
+    behind->keptThroughDrain = request.keptThroughDrain;
     behind->startedMs = now(); // its own time, for the endpoint's score, starts now
     request.holdsLease = false;
     return next;

@@ -93,10 +93,12 @@ FakeTransport::FakeTransport(Script script)
 
 WireCall *FakeTransport::send(const EndpointLease &lease, const WireRequest &request)
 {
-    const Sent sent{lease, request.method, request.url.path(), false, m_running - m_runningBehind};
+    const Sent sent{
+        lease, request.method, request.url.path(), false, m_running - m_runningBehind, int(m_sent.size())};
     m_sent.append(sent);
     const Answer answer = m_script ? m_script(sent) : Answer{};
     auto *call = new FakeCall(answer, request.bodyLength(), m_running, m_runningBehind, m_alive);
+    call->setProperty("connection", sent.connection);
     m_mostRunningAhead = std::max(m_mostRunningAhead, m_running - m_runningBehind);
     return call;
 }
@@ -105,11 +107,18 @@ WireCall *FakeTransport::sendBehind(WireCall *ahead, const EndpointLease &lease,
 {
     if (!m_pipelines)
         return nullptr;
-    const Sent sent{lease, request.method, request.url.path(), true, m_running - m_runningBehind};
+    const Sent sent{lease,
+                    request.method,
+                    request.url.path(),
+                    true,
+                    m_running - m_runningBehind,
+                    ahead->property("connection").toInt()};
     m_sent.append(sent);
     const Answer answer = m_script ? m_script(sent) : Answer{};
-    return new FakeCall(answer, request.bodyLength(), m_running, m_runningBehind, m_alive,
-                        static_cast<FakeCall *>(ahead));
+    auto *call = new FakeCall(answer, request.bodyLength(), m_running, m_runningBehind, m_alive,
+                              static_cast<FakeCall *>(ahead));
+    call->setProperty("connection", sent.connection);
+    return call;
 }
 
 int FakeTransport::sentBehind(const QString &pathPrefix) const

@@ -31,6 +31,7 @@ public:
         QString path;
         bool behind = false;  // sent behind another (sendBehind)
         int runningAhead = 0; // calls running then that were not behind another
+        int connection = 0;   // a request sent behind another is on that one's connection
         int endpoint() const { return lease.endpoint; }
     };
     using Script = std::function<Answer(const Sent &request)>;
