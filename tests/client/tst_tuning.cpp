@@ -28,6 +28,9 @@ struct LinkModel {
     int workLimit = 1 << 30; // requests that can be in flight at most (the work left)
     int cap = 1 << 30;       // connections the receivers allow
     qint64 startDelayMs = 0; // nothing moves before this: the upload's own start (a create, the first chunks)
+    // A new connection carries nothing for at least this long (beyond 1.5 round trips): a proxy
+    // in front that connects onwards, the first chunks' checksums still being made.
+    qint64 newConnectionDelayMs = 0;
 
     struct Run {
         qint64 firstTo90Ms = -1; // from the start, the first 500 ms window at 90 % of the uplink
@@ -68,8 +71,9 @@ struct LinkModel {
             // then its cap, or with slow start a rate doubling each round trip up to it.
             double offeredRate = 0;
             int carrying = 0;
+            const double silentMs = std::max(1.5 * rttMs, double(newConnectionDelayMs));
             for (qint64 at : opened) {
-                const double age = double(t - at) - 1.5 * rttMs;
+                const double age = double(t - at) - silentMs;
                 if (age < 0 || carrying >= workLimit)
                     continue;
                 ++carrying;
@@ -285,6 +289,24 @@ private Q_SLOTS:
         QVERIFY2(run.maxLevel <= 96, qPrintable(QStringLiteral("went up to %1").arg(run.maxLevel)));
         QVERIFY2(run.finalLevel <= 24, qPrintable(run.reason));
         QVERIFY(run.steadyMin >= 0.95 * 26e6);
+    }
+
+    void aStepWhoseNewConnectionsHaveNotStartedIsLookedAtAgain()
+    {
+        // At a short round trip a window is judged 150 ms after a step; connections that take
+        // longer than that to carry make the step look as if it bought nothing, and the plateau
+        // would be put at the level below it, short of what the link needs (55 here).
+        LinkModel link{0.82e6, 45.3e6, 19};
+        link.newConnectionDelayMs = 200;
+        link.cap = 192;
+        ConcurrencyTuner tuner(tunerFor(12, 192, 19));
+        const LinkModel::Run run = link.run(tuner, 4000);
+        const QString what = QStringLiteral("settled at %1, now %2 (needs %3)")
+                                 .arg(run.firstSettledLevel)
+                                 .arg(run.finalLevel)
+                                 .arg(std::ceil(45.3 / 0.82));
+        QVERIFY2(run.firstSettledLevel >= 56, qPrintable(what));
+        QVERIFY2(run.steadyMin >= 0.95 * 45.3e6, qPrintable(what));
     }
 
     void neverPassesTheCap()

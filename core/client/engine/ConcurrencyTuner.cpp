@@ -56,6 +56,7 @@ void ConcurrencyTuner::setLevel(int level)
     if (level == m_level)
         return;
     m_level = level;
+    m_lookedAgain = false;
     m_changedAtMs = m_window.startMs;
     m_warmingRate = -1; // the first window at the new level starts the warm-up check
 }
@@ -166,6 +167,14 @@ void ConcurrencyTuner::judgeRamp(double rate)
         const double measured = m_confirming ? (rate + m_firstRate) / 2 : rate;
         const double expected = double(level) / double(m_lastLevel) - 1; // the proportional gain
         const double gain = measured / m_lastRate - 1;
+        if (gain <= m_options.gainToKeep && !m_confirming && !m_lookedAgain) {
+            // Nothing at all for more connections: either the level below filled the link, or
+            // the new ones do not carry yet (a proxy in front connecting onwards, their first
+            // chunks' checksums still being made), which at a short round trip outlasts the
+            // settle time. The next window tells; this one is not judged.
+            m_lookedAgain = true;
+            return;
+        }
         if (gain < m_options.keepRamping * expected) {
             // Clearly less than proportional: the plateau is between the two levels. Unclear (a
             // busy machine's windows wander by a tenth or more): look once more first.

@@ -117,6 +117,7 @@ private:
     int m_backoffHold = 0;          // windows to wait after backing off before growing again
     int m_paidProbes = 0;           // steps up in a row that paid
     bool m_confirming = false;      // a second window at this level, the first being unclear
+    bool m_lookedAgain = false;     // a step that bought nothing gets a second window before it is judged
     bool m_probeDown = false;       // the next steady-state step goes down
     bool m_queueing = false;        // the round trip is up on its floor
     double m_bestPerConnection = 0; // the most one connection carried in any judged window
