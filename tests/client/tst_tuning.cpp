@@ -31,13 +31,17 @@ struct LinkModel {
     // A new connection carries nothing for at least this long (beyond 1.5 round trips): a proxy
     // in front that connects onwards, the first chunks' checksums still being made.
     qint64 newConnectionDelayMs = 0;
+    // A lossy path: a new connection carries `earlyFactor` times its share until its first
+    // losses, `earlyMs` after it starts (slow start runs past the rate loss will hold it to).
+    double earlyFactor = 1;
+    qint64 earlyMs = 0;
 
     struct Run {
         qint64 firstTo90Ms = -1; // from the start, the first 500 ms window at 90 % of the uplink
         int finalLevel = 0;
         double steadyMin = 0, steadyMax = 0; // rate over 500 ms windows in the last half
         int maxLevel = 0;
-        int firstSettledLevel = 0, maxLevelOnceSettled = 0;
+        int firstSettledLevel = 0, maxLevelOnceSettled = 0, minLevelOnceSettled = 0;
         QString reason;
         int levelBeforeErrors = 0, levelAfterErrors = 0;
         QString reasonAfterErrors;
@@ -78,8 +82,8 @@ struct LinkModel {
                     continue;
                 ++carrying;
                 const double start = 10 * 1448 * 1000.0 / rttMs;
-                offeredRate +=
-                    slowStart ? std::min(perConnection, start * std::exp2(age / rttMs)) : perConnection;
+                const double cap = age < double(earlyMs) ? earlyFactor * perConnection : perConnection;
+                offeredRate += slowStart ? std::min(cap, start * std::exp2(age / rttMs)) : cap;
             }
             if (sharedWindows) {
                 offeredRate = 0;
@@ -107,7 +111,9 @@ struct LinkModel {
             bytes += std::min(offeredRate, uplink) / 100;
             busy += std::min(level, workLimit) * 10;
             history.append(bytes);
-            const double offered = carrying * perConnection;
+            // What the connections offer (new ones on a lossy path more than their share) beyond
+            // the uplink waits in the queue.
+            const double offered = std::max(carrying * perConnection, offeredRate);
             const double queue =
                 queueMs > 0 && offered > uplink ? std::min(queueMs, (offered / uplink - 1) * 4 * rttMs) : 0;
             if (t == errorsAtMs) {
@@ -127,8 +133,12 @@ struct LinkModel {
                 }
             }
             result.maxLevel = std::max(result.maxLevel, tuner.level());
-            if (result.firstSettledLevel > 0)
+            if (result.firstSettledLevel > 0) {
                 result.maxLevelOnceSettled = std::max(result.maxLevelOnceSettled, tuner.level());
+                result.minLevelOnceSettled = result.minLevelOnceSettled == 0
+                                                 ? tuner.level()
+                                                 : std::min(result.minLevelOnceSettled, tuner.level());
+            }
         }
         for (qsizetype i = 50; i < history.size(); ++i) {
             const double rate = (history.at(i) - history.at(i - 50)) * 2; // bytes/s over 500 ms
@@ -411,6 +421,29 @@ private Q_SLOTS:
                                                              .arg(run.steadyMin / 1e6)
                                                              .arg(run.finalLevel)
                                                              .arg(run.reason)));
+    }
+
+    void theWayDownStopsWhereTheQueueIsGone()
+    {
+        // A lossy long path with a deep queue: 0.25 MB/s a connection once losses set in, three
+        // times that for the first 1.5 s, 22 MB/s, 99 ms, a 157 ms queue (path 2 of the WAN
+        // benchmark). The search overshoots into a standing queue and the model's level, from the
+        // first windows' rate per connection, is a third of what the link needs (88). Going down a
+        // quarter a window, the queue is gone one step below 88 at most: the way down stops
+        // there (lower only loses goodput), and the probes take it from there.
+        LinkModel link{0.25e6, 22e6, 99};
+        link.queueMs = 157;
+        link.slowStart = true;
+        link.earlyFactor = 3;
+        link.earlyMs = 1500;
+        ConcurrencyTuner tuner(tunerFor(24, 192, 99));
+        const LinkModel::Run run = link.run(tuner, 20000);
+        const QString what = QStringLiteral("settled at %1, lowest after %2, now %3; %4 MB/s")
+                                 .arg(run.firstSettledLevel)
+                                 .arg(run.minLevelOnceSettled)
+                                 .arg(run.finalLevel)
+                                 .arg(run.steadyMin / 1e6);
+        QVERIFY2(run.minLevelOnceSettled >= 0.75 * 88, qPrintable(what));
     }
 
     void holdsWhenTheWorkRunsOut()

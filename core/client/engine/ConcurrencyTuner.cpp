@@ -215,10 +215,12 @@ void ConcurrencyTuner::settleOnAFullQueue(double rate)
     // stepped back from: the connections left carry the small windows they had while sharing the
     // link with many more, and goodput collapses until they grow again. Where a step up led here,
     // the two-point model still says which level between the two fills the link.
-    if (m_lastRate > 0 && m_level > m_lastLevel)
+    if (m_lastRate > 0 && m_level > m_lastLevel) {
         settleAt(rate);
-    else
+        m_descentFromQueue = m_descendTo > 0;
+    } else {
         holdAsPlateau(rate, rate);
+    }
 }
 
 void ConcurrencyTuner::holdAsPlateau(double plateauRate, double rate)
@@ -258,6 +260,7 @@ void ConcurrencyTuner::settleAt(double rate)
     // next window would take for a link gone slow and search upwards again. So the way down is a
     // quarter at a time, a window at each step.
     m_descendTo = isRealPath() ? fills : 0;
+    m_descentFromQueue = false;
     if (m_descendTo > 0)
         descendAStep();
     else
@@ -279,7 +282,16 @@ void ConcurrencyTuner::judgeSteady(double rate, const Sample &sample)
     }
     if (m_descendTo > 0) {
         // On the way down to the level the model chose (a real path): goodput dips while the
-        // connections kept grow their windows, which says nothing about the link.
+        // connections kept grow their windows, which says nothing about the link. But where the
+        // way down began at a standing queue and the queue is gone, the connections left no
+        // longer offer more than the link carries: lower would only cost goodput where loss,
+        // not a window, holds each connection back (the model's figure per connection came from
+        // early windows, before their first losses).
+        if (m_descentFromQueue && !isQueueStanding(sample)) {
+            m_descendTo = 0;
+            m_plateauLevel = m_level;
+            return;
+        }
         descendAStep();
         if (m_level == m_descendTo)
             m_descendTo = 0;

@@ -108,9 +108,10 @@ private:
     // The last judged window: its level and rate (bytes per ms).
     int m_lastLevel = 0;
     double m_lastRate = -1;
-    double m_plateauRate = 0; // steady state: the goodput to hold
-    int m_plateauLevel = 0;   // and the level it was found at
-    int m_descendTo = 0;      // a real path's way down to the level the model chose, step by step
+    double m_plateauRate = 0;        // steady state: the goodput to hold
+    int m_plateauLevel = 0;          // and the level it was found at
+    int m_descendTo = 0;             // a real path's way down to the level the model chose, step by step
+    bool m_descentFromQueue = false; // that way down began at a standing queue
     int m_windowsSinceProbe = 0;
     bool m_probing = false; // the current level is a trial step up (or down, for the queue)
     int m_probeFrom = 0;
