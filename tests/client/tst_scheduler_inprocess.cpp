@@ -666,9 +666,10 @@ private Q_SLOTS:
         const qsizetype loweredAt = r.transport->sent().size();
         QVERIFY(finished.wait(20000));
         QCOMPARE(count(*r.scheduler, TransferState::Done), 4);
-        // While the others drain, the level's worth (one) is kept busy (else the link would empty as
-        // the drain ends, every connection waiting for its last answer): everything sent behind
-        // another goes on that one connection until the others are gone.
+        // While the others drain, at most the level's worth (one) is kept busy (else the link would
+        // empty as the drain ends, every connection waiting for its last answer): anything sent
+        // behind another goes on that one connection until the others are gone (whether one goes
+        // before they are depends on timing: under ASan, none did once).
         QSet<int> connectionsFed;
         int behindAfter = 0;
         for (qsizetype i = loweredAt; i < r.transport->sent().size(); ++i) {
@@ -680,7 +681,7 @@ private Q_SLOTS:
                 connectionsFed.insert(sent.connection);
         }
         QVERIFY(behindAfter > 0); // the one connection left still carries one behind another
-        QVERIFY2(connectionsFed.size() == 1,
+        QVERIFY2(connectionsFed.size() <= 1,
                  qPrintable(QStringLiteral("%1 connections fed while draining to a "
                                            "level of 1")
                                 .arg(connectionsFed.size())));
