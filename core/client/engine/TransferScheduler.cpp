@@ -661,19 +661,26 @@ bool TransferScheduler::isKeptThroughDrain(WireCall *ahead)
         // writing their body, then the rest; a create or a complete last (nothing goes behind
         // those): the connections kept are the fullest.
         m_keptForLevel = m_connections;
+        const auto rank = [](const InFlight &head) {
+            if (head.kind != RequestKind::Chunk && head.kind != RequestKind::Single)
+                return 3;
+            if (head.behind)
+                return 0;
+            return isBodyWritten(head) ? 2 : 1;
+        };
         QList<std::pair<int, WireCall *>> heads;
         for (auto it = m_inFlight.begin(); it != m_inFlight.end(); ++it) {
             it->keptThroughDrain = false;
-            const bool carriesData = it->kind == RequestKind::Chunk || it->kind == RequestKind::Single;
             if (!it->ahead)
-                heads.append({!carriesData ? 3 : it->behind ? 0 : isBodyWritten(*it) ? 2 : 1, it.key()});
+                heads.append({rank(*it), it.key()});
         }
         std::stable_sort(heads.begin(), heads.end(),
                          [](const auto &a, const auto &b) { return a.first < b.first; });
         for (qsizetype i = 0; i < heads.size() && i < m_connections; ++i)
             m_inFlight[heads.at(i).second].keptThroughDrain = true;
     }
-    return m_inFlight.value(ahead).keptThroughDrain;
+    const auto kept = m_inFlight.constFind(ahead);
+    return kept != m_inFlight.cend() && kept->keptThroughDrain;
 }
 
 TransferScheduler::InFlight TransferScheduler::chunkRequest(const TransferJob &job, const ReadyChunk &chunk,
