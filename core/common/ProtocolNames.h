@@ -24,6 +24,9 @@ inline constexpr char OnConflictParameter[] = "onConflict";
 // Headers, as HTTP spells them (their names are case-insensitive on the wire).
 inline constexpr char ChunkHashHeader[] = "X-Chunk-Hash";
 inline constexpr char ContentSha256Header[] = "X-Content-SHA256";
+// On a chunk: the whole file's SHA-256, so the receiver completes the upload when this chunk (or
+// one still arriving after it) makes it whole, and answers the completion with the chunk.
+inline constexpr char CompleteSha256Header[] = "X-Complete-SHA256";
 inline constexpr char OnConflictHeader[] = "X-Multilane-On-Conflict";
 inline constexpr char AuthorizationHeader[] = "Authorization";
 inline constexpr char BearerScheme[] = "Bearer";

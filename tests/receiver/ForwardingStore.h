@@ -40,6 +40,11 @@ public:
     {
         return m_inner.completeUpload(id, expectedSha256);
     }
+    std::optional<multilane::Result<multilane::FinishedFile>> completeIfWhole(const QByteArray &id,
+                                                                              const QByteArray &sha) override
+    {
+        return m_inner.completeIfWhole(id, sha);
+    }
     multilane::Result<multilane::Done> abortUpload(const QByteArray &id) override
     {
         return m_inner.abortUpload(id);

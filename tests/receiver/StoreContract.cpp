@@ -276,6 +276,36 @@ void StoreContract::completeBeforeEveryChunkNamesTheMissing()
     QCOMPARE(refused.error().missing, (QList<qint64>{0, 2, 4}));
 }
 
+void StoreContract::completeIfWholeWaitsForEveryChunkWritten()
+{
+    const QByteArray data = testData(3000, 5);
+    const QByteArray id =
+        m_store->createUpload(spec(QStringLiteral("whole.bin"), data.size(), 1000)).value().upload.id;
+    VERIFY_OK(writeChunk(*m_store, id, data, 1000, 0));
+    VERIFY_OK(writeChunk(*m_store, id, data, 1000, 2));
+    QVERIFY(!m_store->completeIfWhole(id, sha256(data)));
+    // While the last chunk's body is still coming in, the upload is not whole yet.
+    const QByteArray last = data.mid(1000, 1000);
+    std::optional<std::optional<Result<FinishedFile>>> duringTheWrite;
+    const BodyReader body = [&](const BodySink &sink) {
+        if (!sink(last.constData(), 500))
+            return false;
+        duringTheWrite = m_store->completeIfWhole(id, sha256(data));
+        return sink(last.constData() + 500, 500);
+    };
+    VERIFY_OK(m_store->writeChunk(id, 1, last.size(), xxh3(last), body));
+    QVERIFY(duringTheWrite.has_value());
+    QVERIFY(!duringTheWrite->has_value());
+    QCOMPARE(stored(QStringLiteral("whole.bin")), std::nullopt);
+    const auto finished = m_store->completeIfWhole(id, sha256(data));
+    QVERIFY(finished.has_value());
+    VERIFY_OK(*finished);
+    QCOMPARE(stored(QStringLiteral("whole.bin")), std::optional(data));
+    // Done: nothing left to complete; an explicit complete still answers the same.
+    QVERIFY(!m_store->completeIfWhole(id, sha256(data)));
+    QCOMPARE(m_store->completeUpload(id, sha256(data)).value().path, finished->value().path);
+}
+
 void StoreContract::completeAgainAndCreateAfterDone()
 {
     // For a client that crashed before it read the answer: the same answer again.

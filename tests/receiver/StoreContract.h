@@ -41,6 +41,7 @@ private Q_SLOTS:
     void completeWithAWrongSha256ResetsEveryChunk();
     void completeBeforeEveryChunkNamesTheMissing();
     void completeAgainAndCreateAfterDone();
+    void completeIfWholeWaitsForEveryChunkWritten();
     void abort();
     void putWholeFile();
     void conflictPolicies();

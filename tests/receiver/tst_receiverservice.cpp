@@ -217,6 +217,65 @@ private Q_SLOTS:
         }
     }
 
+    void theChunkThatEndsLastCompletesWithTheHashAnotherBrought()
+    {
+        const QByteArray data = ServiceHarness::testData(10, 8);
+        const QByteArray sha256 = ServiceHarness::sha256(data);
+        const auto created = m_harness->create(QStringLiteral("last.bin"), 10, 4); // chunks 4, 4, 2
+        const QByteArray id = created.json.value(QStringLiteral("id")).toString().toLatin1();
+        const auto put = [&](qint64 index, const QByteArray &completeSha256) {
+            const QByteArray chunk = data.mid(index * 4, 4);
+            QHash<QByteArray, QByteArray> headers{
+                {"x-chunk-hash",
+                 ChunkHash::toHeader(ChunkHash::of(chunk.constData(), std::size_t(chunk.size())))}};
+            if (!completeSha256.isEmpty())
+                headers.insert("x-complete-sha256", completeSha256);
+            return m_harness->call("PUT", "/v1/uploads/" + id + "/chunks/" + QByteArray::number(index), chunk,
+                                   headers);
+        };
+        const QString completed = QStringLiteral("completed");
+        // The last chunk sent arrives before another: it cannot complete, and leaves its hash.
+        const auto early = put(2, sha256);
+        QCOMPARE(early.status, 200);
+        QVERIFY(!early.json.contains(completed));
+        QVERIFY(!put(0, {}).json.contains(completed));
+        QCOMPARE(m_harness->readStored(QStringLiteral("last.bin")), QByteArray());
+        const auto last = put(1, {});
+        QCOMPARE(last.status, 200);
+        const QJsonObject finished = last.json.value(completed).toObject();
+        QCOMPARE(finished.value(QStringLiteral("status")).toString(), QStringLiteral("stored"));
+        QCOMPARE(finished.value(QStringLiteral("path")).toString(), QStringLiteral("last.bin"));
+        QCOMPARE(finished.value(QStringLiteral("sha256")).toString().toLatin1(), sha256);
+        QCOMPARE(m_harness->readStored(QStringLiteral("last.bin")), data);
+        // A late duplicate is not completed twice; a complete answers as before.
+        QVERIFY(!put(1, {}).json.contains(completed));
+        QCOMPARE(m_harness->complete(id, sha256).status, 200);
+    }
+
+    void aWrongHashOnTheLastChunkLeavesTheFailureToTheComplete()
+    {
+        const QByteArray data = ServiceHarness::testData(8, 9);
+        const auto created = m_harness->create(QStringLiteral("wrong.bin"), 8, 4);
+        const QByteArray id = created.json.value(QStringLiteral("id")).toString().toLatin1();
+        QCOMPARE(m_harness->putChunk(id, 0, data.left(4)).status, 200);
+        const QByteArray chunk = data.mid(4);
+        const auto last =
+            m_harness->call("PUT", "/v1/uploads/" + id + "/chunks/1", chunk,
+                            {{"x-chunk-hash", ChunkHash::toHeader(ChunkHash::of(chunk.constData(), 4))},
+                             {"x-complete-sha256", ServiceHarness::sha256("something else")}});
+        QCOMPARE(last.status, 200);
+        QVERIFY(!last.json.contains(QStringLiteral("completed")));
+        QCOMPARE(m_harness->readStored(QStringLiteral("wrong.bin")), QByteArray());
+        // The damaged file was reset, as a complete would have: the client's complete hears it.
+        QCOMPARE(m_harness->complete(id, ServiceHarness::sha256(data)).errorCode(), QByteArray("incomplete"));
+        QCOMPARE(m_harness
+                     ->call("PUT", "/v1/uploads/" + id + "/chunks/1", chunk,
+                            {{"x-chunk-hash", ChunkHash::toHeader(ChunkHash::of(chunk.constData(), 4))},
+                             {"x-complete-sha256", "not-hex"}})
+                     .errorCode(),
+                 QByteArray("bad_request"));
+    }
+
     void bodyEndingEarlyIsLengthMismatch()
     {
         const auto created = m_harness->create(QStringLiteral("early.bin"), 8192, 8192);

@@ -211,6 +211,7 @@ ServiceResponse ProtocolService::dispatch(const Admitted &admitted, const Servic
                      : ServiceResponse::error(state.error());
     }
     case Route::Kind::AbortUpload: {
+        m_pendingCompletions.forget(route.id);
         const auto aborted = m_store.abortUpload(route.id);
         return aborted ? ServiceResponse::json(200, {{QStringLiteral("aborted"), true}})
                        : ServiceResponse::error(aborted.error());
@@ -302,7 +303,27 @@ ServiceResponse ProtocolService::putChunk(const Route &route, const ServiceReque
     QJsonObject answer{{QStringLiteral("index"), written.value().index}, {QStringLiteral("stored"), true}};
     if (written.value().duplicate)
         answer.insert(QStringLiteral("duplicate"), true);
+    completeWithChunk(route, answer);
     return ServiceResponse::json(200, answer);
+}
+
+void ProtocolService::completeWithChunk(const Route &route, QJsonObject &answer)
+{
+    // Remembered before looking, and looked for after every chunk's write: of two chunks that end
+    // together, one sees the other's record held, or the other sees this hash.
+    if (!route.completeSha256.isEmpty())
+        m_pendingCompletions.remember(route.id, route.completeSha256);
+    const QByteArray sha256 = m_pendingCompletions.find(route.id);
+    if (sha256.isEmpty())
+        return;
+    const auto finished = m_store.completeIfWhole(route.id, sha256);
+    if (!finished)
+        return;
+    m_pendingCompletions.forget(route.id);
+    // A failure (a damaged file, a conflict) is the client's complete's to report: it sends one
+    // when no chunk's answer carried the completion.
+    if (finished->ok())
+        answer.insert(QStringLiteral("completed"), ProtocolJson::finishedFile(finished->value()));
 }
 
 ServiceResponse ProtocolService::complete(const Route &route, const ServiceRequest &request)
@@ -313,6 +334,7 @@ ServiceResponse ProtocolService::complete(const Route &route, const ServiceReque
     const auto sha = ProtocolJson::parseComplete(body.value());
     if (!sha)
         return ServiceResponse::error(sha.error());
+    m_pendingCompletions.forget(route.id);
     const auto finished = m_store.completeUpload(route.id, sha.value());
     if (!finished)
         return ServiceResponse::error(finished.error());

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "AccessPolicy.h"
+#include "PendingCompletions.h"
 #include "ReceiverLimits.h"
 #include "ServiceMessages.h"
 #include "UploadAdmission.h"
@@ -15,7 +16,8 @@ struct Route;
 
 // Answers protocol v1 requests (docs/protocol.md) over an UploadStore. Knows nothing of sockets,
 // so tests call it directly; HttpFrontEnd puts it on HTTP. Thread-safe: its only state is
-// immutable configuration and a mutex that serialises admitting and creating new uploads.
+// immutable configuration, a mutex that serialises admitting and creating new uploads, and the
+// completions chunks asked for while others of their upload were still arriving.
 class ProtocolService {
 public:
     struct Options {
@@ -50,6 +52,9 @@ private:
     ServiceResponse probe(qint64 bytes) const;
     ServiceResponse createUpload(const AccessToken &token, const ServiceRequest &request);
     ServiceResponse putChunk(const Route &route, const ServiceRequest &request);
+    // X-Complete-SHA256: completes the upload if this chunk was the last to end; the answer then
+    // carries the completion.
+    void completeWithChunk(const Route &route, QJsonObject &answer);
     ServiceResponse complete(const Route &route, const ServiceRequest &request);
     ServiceResponse putFile(const Route &route, const AccessToken &token, const ServiceRequest &request);
 
@@ -57,6 +62,7 @@ private:
     Options m_options;
     UploadAdmission m_admission;
     std::mutex m_creating; // quota and count checks and the create they allow are one step
+    PendingCompletions m_pendingCompletions;
 };
 
 } // namespace multilane

@@ -63,6 +63,9 @@ std::optional<ProtocolError> checkChunk(Route &route, const ServiceRequest &requ
         return badRequest(QStringLiteral("X-Chunk-Hash is missing or malformed; send 'xxh3=' and the chunk's "
                                          "XXH3-64 as 16 hex digits"));
     route.chunkHash = *hash;
+    route.completeSha256 = request.header(Protocol::CompleteSha256Header).trimmed().toLower();
+    if (!route.completeSha256.isEmpty() && !Sha256::isHexDigest(route.completeSha256))
+        return badRequest(QStringLiteral("X-Complete-SHA256 must be 64 hex digits"));
     return checkContentLength(route, request);
 }
 

@@ -31,6 +31,7 @@ struct Route {
     qint64 probeBytes = 0;                              // probe?bytes=
     ConflictPolicy onConflict = ConflictPolicy::Rename; // PUT files
     QByteArray sha256;                                  // X-Content-SHA256 (PUT files), may be empty
+    QByteArray completeSha256;                          // X-Complete-SHA256 (PUT chunks), may be empty
 };
 
 // Everything about a request that can be checked without its body or the storage: the route,

@@ -42,6 +42,11 @@ public:
                                             quint64 expectedHash, const BodyReader &body) = 0;
     // expectedSha256 is lowercase hex.
     virtual Result<FinishedFile> completeUpload(const QByteArray &id, const QByteArray &expectedSha256) = 0;
+    // completeUpload, if every chunk is held (one being written is not); nullopt otherwise, and
+    // when the upload is gone (another completed it). Whichever chunk ends last completes
+    // (X-Complete-SHA256), so it must not wait for a chunk still being written.
+    virtual std::optional<Result<FinishedFile>> completeIfWhole(const QByteArray &id,
+                                                                const QByteArray &expectedSha256) = 0;
     virtual Result<Done> abortUpload(const QByteArray &id) = 0;
     // Stores a whole file from one body. expectedSha256 may be empty (not checked).
     virtual Result<FinishedFile> putFile(const QString &path, qint64 size, ConflictPolicy onConflict,

@@ -275,6 +275,27 @@ Result<FinishedFile> LocalFolderStore::completeUpload(const QByteArray &id, cons
     return finish(files, spec.value(), records, expectedSha256);
 }
 
+std::optional<Result<FinishedFile>> LocalFolderStore::completeIfWhole(const QByteArray &id,
+                                                                      const QByteArray &expectedSha256)
+{
+    const UploadFiles files = filesOf(id);
+    const auto spec = files.readRecord();
+    if (!spec)
+        return std::nullopt;
+    ChunkRecordFile records;
+    if (records.open(files.path(".chunks")) != 0)
+        return std::nullopt;
+    const auto isWhole = [&] {
+        const auto state = files.state(spec.value(), records);
+        return state && state.value().received.size() == state.value().chunkCount;
+    };
+    // Looked at unlocked first: a chunk still being written is not held (it looks itself when it
+    // is), so the lock below waits only for the prefix hasher or a complete that got there first.
+    if (!isWhole() || records.lockAll() != 0 || records.isRemoved() || !isWhole())
+        return std::nullopt;
+    return finish(files, spec.value(), records, expectedSha256);
+}
+
 Result<FinishedFile> LocalFolderStore::finish(const UploadFiles &files, const UploadSpec &spec,
                                               ChunkRecordFile &records, const QByteArray &expectedSha256)
 {

@@ -35,6 +35,8 @@ public:
     Result<ChunkOutcome> writeChunk(const QByteArray &id, qint64 index, qint64 length, quint64 expectedHash,
                                     const BodyReader &body) override;
     Result<FinishedFile> completeUpload(const QByteArray &id, const QByteArray &expectedSha256) override;
+    std::optional<Result<FinishedFile>> completeIfWhole(const QByteArray &id,
+                                                        const QByteArray &expectedSha256) override;
     Result<Done> abortUpload(const QByteArray &id) override;
     Result<FinishedFile> putFile(const QString &path, qint64 size, ConflictPolicy onConflict,
                                  const QByteArray &expectedSha256, const BodyReader &body) override;
