@@ -8,6 +8,7 @@
 #include "TransferScheduler.h"
 
 #include <QDir>
+#include <QFile>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QSignalSpy>
@@ -221,6 +222,51 @@ private Q_SLOTS:
         QVERIFY2(job.state() == TransferState::Done, qPrintable(job.error()));
         QCOMPARE(scheduler.endpointStats().first().failures, 1); // the refused chunk
         QVERIFY(TestFiles::sameContents(file, m_storage.filePath(job.remotePath())));
+    }
+
+    void chunkedFilesEndWithoutACompleteOfTheirOwn()
+    {
+        // The chunk that ends a file brings its SHA-256 and the receiver completes the upload with
+        // it: no POST .../complete, one round trip fewer per file. Its own receiver, so that its
+        // access log holds this upload's requests alone.
+        QTemporaryDir storage;
+        ReceiverProcess receiver(storage.path());
+        const QString accessLog = storage.filePath(QStringLiteral("access.log"));
+        QVERIFY2(receiver.start(3, {QStringLiteral("--access-log"), accessLog}),
+                 qPrintable(receiver.errorText()));
+        const QString folder = m_source.filePath(QStringLiteral("whole-by-chunk"));
+        constexpr qint64 chunk = 256 * 1024;
+        for (int i = 0; i < 3; ++i)
+            QVERIFY(TestFiles::write(folder + QStringLiteral("/f%1.bin").arg(i), 9 * chunk + 100 * i,
+                                     quint32(40 + i)));
+        QList<Endpoint> endpoints;
+        for (const QUrl &url : receiver.urls())
+            endpoints.append(*EndpointParser::fromUrl(url.toString()).value);
+        EndpointPool pool(endpoints);
+        TransferOptions options;
+        options.connections = 4;
+        options.chunkSize = chunk;
+        // On loopback a file's last chunk can leave before its SHA-256 is known; then the client
+        // completes it itself (and must). A rate limit lets the hash come first, as on a link.
+        options.limitBytesPerSecond = 16.0 * 1024 * 1024;
+        TransferScheduler scheduler(pool, options);
+        QSignalSpy finished(&scheduler, &TransferScheduler::finished);
+        scheduler.addFiles(SourceScanner::scan({folder}, QStringLiteral("whole")).files);
+        scheduler.start();
+        QVERIFY(finished.wait(60000));
+        for (int i = 0; i < scheduler.jobCount(); ++i) {
+            const TransferJob &job = scheduler.job(i);
+            QVERIFY2(job.state() == TransferState::Done, qPrintable(job.error()));
+            QVERIFY(TestFiles::sameContents(job.source().localPath, storage.filePath(job.remotePath())));
+        }
+        // Stopped, so that every line is written.
+        receiver.process().terminate();
+        QVERIFY(receiver.process().waitForFinished(10000));
+        QFile log(accessLog);
+        QVERIFY(log.open(QIODevice::ReadOnly));
+        const QByteArray lines = log.readAll();
+        QCOMPARE(lines.count("route=/v1/uploads/{id}/chunks/{n} "), 9 + 10 + 10);
+        QCOMPARE(lines.count("route=/v1/uploads/{id}/complete "), 0);
     }
 
 private:

@@ -263,7 +263,7 @@ void TestS3Protocol::renameTriesNumberedNames()
     UploadContext renamed = file;
     renamed.uploadId = attached.outcome()->uploadId;
     QCOMPARE(renamed.uploadId, QStringLiteral("2~x|in/photos/a.tar (2).gz"));
-    const Exchange part = s3.sendChunk(renamed, {0, 0, 5 * MiB, partMd5Hex(1)});
+    const Exchange part = s3.sendChunk(renamed, {0, 0, 5 * MiB, partMd5Hex(1), {}});
     QCOMPARE(part.request.url.path(), QStringLiteral("/media/in/photos/a.tar (2).gz"));
     QCOMPARE(query(part.request, "uploadId"), QStringLiteral("2~x"));
     QCOMPARE(query(s3.resumeQuery(renamed).request, "uploadId"), QStringLiteral("2~x"));
@@ -323,7 +323,7 @@ void TestS3Protocol::partsAreSentWithContentMd5()
     const S3Protocol s3 = protocol();
     UploadContext file = attached();
     const QByteArray md5 = Md5Digest::of("the third part");
-    const Exchange part = s3.sendChunk(file, {2, 10 * MiB, 5 * MiB, md5.toHex()});
+    const Exchange part = s3.sendChunk(file, {2, 10 * MiB, 5 * MiB, md5.toHex(), {}});
     QCOMPARE(part.request.method, QByteArray("PUT"));
     QCOMPARE(query(part.request, "partNumber"), QStringLiteral("3"));
     QCOMPARE(query(part.request, "uploadId"), QStringLiteral("2~abc"));
@@ -350,7 +350,7 @@ void TestS3Protocol::failuresAreSorted()
 {
     const S3Protocol s3 = protocol();
     UploadContext file = attached();
-    const Exchange part = s3.sendChunk(file, {0, 0, 5 * MiB, partMd5Hex(1)});
+    const Exchange part = s3.sendChunk(file, {0, 0, 5 * MiB, partMd5Hex(1), {}});
     const auto kindOf = [&](const WireReply &reply) {
         return s3.readChunk(file, part, reply).failure()->kind;
     };

@@ -144,10 +144,16 @@ const QList<QByteArray> &TransferJob::sourceChunkChecksums() const
     return m_work ? m_work->sourceChecksums : none;
 }
 
+const FinishOutcome *TransferJob::finishedOnServer() const
+{
+    return m_work && m_work->finishedOnServer ? &*m_work->finishedOnServer : nullptr;
+}
+
 void TransferJob::attachUpload(const QString &uploadId, qint64 chunkSize, const QList<HeldChunk> &held)
 {
     WorkState &workState = work();
     workState.heldToVerify.clear();
+    workState.finishedOnServer.reset();
     workState.uploadId = uploadId;
     // Hashes taken ahead at the size asked for are of use if the answer keeps that size.
     const bool sameSize = chunkSize == m_planner.chunkSize();

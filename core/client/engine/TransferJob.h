@@ -9,6 +9,7 @@
 #include <QList>
 #include <QString>
 #include <memory>
+#include <optional>
 
 namespace multilane {
 
@@ -114,6 +115,11 @@ public:
     // Back to the start for retry(): nothing attached, nothing acknowledged, no error.
     void resetForRetry();
 
+    // The server completed the upload with a chunk's answer (ProtocolCapabilities::chunksComplete);
+    // the file is done once the answers of its other chunks are in. Null until then.
+    const FinishOutcome *finishedOnServer() const;
+    void setFinishedOnServer(const FinishOutcome &outcome) { work().finishedOnServer = outcome; }
+
     // Whole-file SHA-256, computed in the background.
     // Kept until the file arrived (fileFinished's listeners still read it).
     const QByteArray &sha256() const;
@@ -166,6 +172,7 @@ private:
         KnownUpload known;
         QByteArray existingSha256;
         QByteArray sha256;
+        std::optional<FinishOutcome> finishedOnServer;
         qint64 bytesInFlight = 0;
         int jobAttempts = 0; // create, complete, single request
         QList<int> pending;

@@ -687,7 +687,7 @@ TransferScheduler::InFlight TransferScheduler::chunkRequest(const TransferJob &j
                                                             const EndpointLease &lease) const
 {
     const ChunkRange range = job.planner().chunk(chunk.index);
-    const ChunkToSend toSend{chunk.index, range.offset, range.length, chunk.checksumHex};
+    const ChunkToSend toSend{chunk.index, range.offset, range.length, chunk.checksumHex, completionFor(job)};
     return {RequestKind::Chunk,
             job.id(),
             chunk.index,
@@ -695,6 +695,22 @@ TransferScheduler::InFlight TransferScheduler::chunkRequest(const TransferJob &j
             job.uploadId(),
             lease,
             m_services.protocol->sendChunk(contextFor(job, lease), toSend)};
+}
+
+QByteArray TransferScheduler::completionFor(const TransferJob &job) const
+{
+    // What sendComplete waits for, and no chunk of the file left to send after this one.
+    if (!m_services.protocol->capabilities().chunksComplete || job.sha256().isEmpty() ||
+        job.waitingForHashToCompare || job.hasUnverifiedHeldChunks() || job.hasPendingChunk() ||
+        job.hasReadyChunk())
+        return {};
+    int inFlight = 0;
+    for (const InFlight &request : m_inFlight)
+        inFlight +=
+            request.kind == RequestKind::Chunk && request.job == job.id() && !request.cancelled ? 1 : 0;
+    // Fewer: some chunk is being hashed, so this one is not the last.
+    return job.acknowledgedChunks() + inFlight + 1 >= job.planner().chunkCount() ? job.sha256()
+                                                                                 : QByteArray();
 }
 
 TransferScheduler::InFlight TransferScheduler::wholeRequest(const TransferJob &job,
@@ -724,10 +740,7 @@ void TransferScheduler::sendComplete(TransferJob &job, const EndpointLease &leas
 {
     if (sourceChanged(job)) {
         m_pool.release(lease);
-        finishJob(job, TransferState::Failed,
-                  QStringLiteral("%1 changed while it was being sent; run the upload again to send the new "
-                                 "version")
-                      .arg(job.source().localPath));
+        failAsChanged(job);
         return;
     }
     job.setState(TransferState::Completing);
@@ -786,6 +799,14 @@ bool TransferScheduler::sourceChanged(const TransferJob &job) const
     const QFileInfo info(job.source().localPath);
     return !info.exists() || info.size() != job.source().size ||
            info.lastModified().toMSecsSinceEpoch() != job.source().mtimeMs;
+}
+
+void TransferScheduler::failAsChanged(TransferJob &job)
+{
+    finishJob(
+        job, TransferState::Failed,
+        QStringLiteral("%1 changed while it was being sent; run the upload again to send the new version")
+            .arg(job.source().localPath));
 }
 
 int TransferScheduler::retryDelayMs(int attempt) const

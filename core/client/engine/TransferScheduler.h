@@ -171,6 +171,9 @@ private:
     void send(const InFlight &request);
     void track(WireCall *call, const InFlight &request); // a call just sent
     InFlight chunkRequest(const TransferJob &job, const ReadyChunk &chunk, const EndpointLease &lease) const;
+    // The file's SHA-256 for a chunk that may be the last of its file to arrive, so the server
+    // completes the upload with it; empty when the file is not ready to complete then.
+    QByteArray completionFor(const TransferJob &job) const;
     InFlight wholeRequest(const TransferJob &job, const EndpointLease &lease) const;
     // What a request about to go takes: its bytes from the rate limit; a whole file, its state.
     void takeForSending(TransferJob &job, const InFlight &request);
@@ -210,6 +213,7 @@ private:
     // stays in the resume journal; otherwise (a conflict, a bad name) retrying cannot help.
     void finishJob(TransferJob &job, TransferState state, const QString &error = {}, bool resumable = false);
     bool sourceChanged(const TransferJob &job) const;
+    void failAsChanged(TransferJob &job);
     int retryDelayMs(int attempt) const;
     void emitProgress();
     qint64 now() const { return m_services.clockMs(); }

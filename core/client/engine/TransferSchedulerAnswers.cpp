@@ -240,6 +240,15 @@ void TransferScheduler::onChunkAnswer(TransferJob &job, const InFlight &request,
         job.acknowledge(request.chunk, outcome->receipt);
         m_bytesAcknowledged += job.acknowledgedBytes() - before;
         Q_EMIT chunkAcknowledged(job.id(), request.chunk);
+        // A completion counts only where it names our SHA-256 (an unchecked endpoint included).
+        if (outcome->finished && outcome->finished->sha256Hex.compare(job.sha256(), Qt::CaseInsensitive) == 0)
+            job.setFinishedOnServer(*outcome->finished);
+        if (const FinishOutcome *finished = job.finishedOnServer(); finished && job.allChunksAcknowledged()) {
+            if (sourceChanged(job))
+                failAsChanged(job);
+            else
+                onFinishAnswer(job, FinishOutcome(*finished));
+        }
         return;
     }
     const ProtocolFailure &failure = *step.failure();

@@ -6,6 +6,7 @@
 #include <QList>
 #include <QString>
 #include <QVariant>
+#include <optional>
 #include <variant>
 
 namespace multilane {
@@ -88,15 +89,17 @@ struct AttachOutcome {
     QByteArray sha256Hex; // AlreadyStored: the stored file's
 };
 
-struct ChunkOutcome {
-    QByteArray receipt;
-};
-
 // complete, or a whole file in one request.
 struct FinishOutcome {
     bool skipped = false;
     QString remotePath;
     QByteArray sha256Hex;
+};
+
+struct ChunkOutcome {
+    QByteArray receipt;
+    // The server completed the upload with this chunk (ProtocolCapabilities::chunksComplete).
+    std::optional<FinishOutcome> finished;
 };
 
 struct AbortOutcome {};

@@ -40,6 +40,11 @@ struct ProtocolCapabilities {
     // server answers pipelined requests in order, and one sent twice (when the shared connection
     // ends first) does no harm: a chunk is written again in place, a whole file is found there.
     bool pipelines = false;
+    // A chunk may bring the file's SHA-256 (ChunkToSend::completeWithSha256Hex): the server then
+    // completes the upload when the last chunk is in and says so in that chunk's answer
+    // (ChunkOutcome::finished), which saves the complete's round trip. Without that answer the
+    // client completes as usual.
+    bool chunksComplete = false;
 };
 
 // One file's upload as a protocol needs to see it for any of its requests.
@@ -72,6 +77,8 @@ struct ChunkToSend {
     qint64 offset = 0;
     qint64 length = 0;
     QByteArray checksumHex; // capabilities().chunkChecksum of these bytes
+    // The file's SHA-256 where this chunk may be the last to arrive (capabilities().chunksComplete).
+    QByteArray completeWithSha256Hex;
 };
 
 // The client side of a wire protocol: builds each request of an upload and reads its answer into

@@ -132,7 +132,7 @@ Step<ChunkOutcome> FakeProtocol::readChunk(const UploadContext &, const Exchange
 {
     if (auto failure = failureOf(reply))
         return *failure;
-    return ChunkOutcome{sent.state.toByteArray()};
+    return ChunkOutcome{sent.state.toByteArray(), std::nullopt};
 }
 
 Exchange FakeProtocol::complete(const UploadContext &upload) const

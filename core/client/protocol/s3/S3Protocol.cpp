@@ -202,7 +202,7 @@ Step<ChunkOutcome> S3Protocol::readChunk(const UploadContext &, const Exchange &
     const auto etag = S3Replies::uploadPart(state.request, received(reply));
     if (!etag)
         return S3Wire::toProtocolFailure(etag.failure());
-    return ChunkOutcome{etag.value()};
+    return ChunkOutcome{etag.value(), std::nullopt};
 }
 
 Exchange S3Protocol::abort(const UploadContext &upload) const

@@ -71,12 +71,12 @@ Step<AttachOutcome> attachFrom(const ApiReply &answer, bool isCreate)
     return outcome;
 }
 
-Step<FinishOutcome> finishFrom(const ApiReply &answer, const QString &defaultPath)
+FinishOutcome finishFrom(const QJsonObject &answer, const QString &defaultPath)
 {
     FinishOutcome outcome;
-    outcome.remotePath = answer.body.value(QLatin1String("path")).toString(defaultPath);
-    outcome.skipped = answer.body.value(QLatin1String("status")).toString() == QLatin1String("skipped");
-    outcome.sha256Hex = answer.body.value(QLatin1String("sha256")).toString().toLatin1();
+    outcome.remotePath = answer.value(QLatin1String("path")).toString(defaultPath);
+    outcome.skipped = answer.value(QLatin1String("status")).toString() == QLatin1String("skipped");
+    outcome.sha256Hex = answer.value(QLatin1String("sha256")).toString().toLatin1();
     return outcome;
 }
 
@@ -95,6 +95,7 @@ ReceiverProtocol::ReceiverProtocol()
     m_capabilities.hasProbeRoute = true;
     m_capabilities.finishProvesStorage = true;
     m_capabilities.pipelines = true;
+    m_capabilities.chunksComplete = true;
 }
 
 ProtocolFailure ReceiverProtocol::failureFor(const ApiError &error, const Endpoint &endpoint)
@@ -227,6 +228,8 @@ Exchange ReceiverProtocol::sendChunk(const UploadContext &upload, const ChunkToS
     WireRequest request = fileRequest(upload.endpoint, ReceiverApi::chunkRoute(upload.uploadId, chunk.index),
                                       {upload.source.localPath, chunk.offset, chunk.length});
     request.setHeader(Protocol::ChunkHashHeader, "xxh3=" + chunk.checksumHex);
+    if (!chunk.completeWithSha256Hex.isEmpty())
+        request.setHeader(Protocol::CompleteSha256Header, chunk.completeWithSha256Hex);
     return {request, chunk.checksumHex};
 }
 
@@ -237,7 +240,11 @@ Step<ChunkOutcome> ReceiverProtocol::readChunk(const UploadContext &upload, cons
     if (answer.error)
         return failureFor(*answer.error, upload.endpoint);
     // The receiver stored exactly the bytes whose XXH3 we sent: that checksum is the receipt.
-    return ChunkOutcome{sent.state.toByteArray()};
+    ChunkOutcome outcome{sent.state.toByteArray(), std::nullopt};
+    const QJsonValue completed = answer.body.value(QLatin1String("completed"));
+    if (completed.isObject())
+        outcome.finished = finishFrom(completed.toObject(), upload.source.destinationPath);
+    return outcome;
 }
 
 Exchange ReceiverProtocol::complete(const UploadContext &upload) const
@@ -252,7 +259,7 @@ Step<FinishOutcome> ReceiverProtocol::readComplete(const UploadContext &upload, 
 {
     const ApiReply answer = ReceiverApi::read(reply);
     if (!answer.error)
-        return finishFrom(answer, upload.source.destinationPath);
+        return finishFrom(answer.body, upload.source.destinationPath);
     ProtocolFailure failure = failureFor(*answer.error, upload.endpoint);
     // The receiver lacks chunks, or reset them after a bad whole-file hash: ask it again what it
     // holds and send the rest.
@@ -280,7 +287,7 @@ Step<FinishOutcome> ReceiverProtocol::readWhole(const UploadContext &upload, con
     const ApiReply answer = ReceiverApi::read(reply);
     if (answer.error)
         return failureFor(*answer.error, upload.endpoint);
-    return finishFrom(answer, upload.source.destinationPath);
+    return finishFrom(answer.body, upload.source.destinationPath);
 }
 
 Exchange ReceiverProtocol::abort(const UploadContext &upload) const
