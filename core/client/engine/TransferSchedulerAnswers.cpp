@@ -239,15 +239,19 @@ void TransferScheduler::onChunkAnswer(TransferJob &job, const InFlight &request,
         const qint64 before = job.acknowledgedBytes();
         job.acknowledge(request.chunk, outcome->receipt);
         m_bytesAcknowledged += job.acknowledgedBytes() - before;
-        Q_EMIT chunkAcknowledged(job.id(), request.chunk);
         // A completion counts only where it names our SHA-256 (an unchecked endpoint included).
         if (outcome->finished && outcome->finished->sha256Hex.compare(job.sha256(), Qt::CaseInsensitive) == 0)
             job.setFinishedOnServer(*outcome->finished);
-        if (const FinishOutcome *finished = job.finishedOnServer(); finished && job.allChunksAcknowledged()) {
-            if (sourceChanged(job))
-                failAsChanged(job);
+        const int jobId = job.id();
+        Q_EMIT chunkAcknowledged(jobId, request.chunk);
+        // A listener may have added files, and moved the jobs.
+        TransferJob &acknowledged = m_jobs.job(jobId);
+        const FinishOutcome *finished = acknowledged.finishedOnServer();
+        if (finished && acknowledged.allChunksAcknowledged() && !isTerminal(acknowledged.state())) {
+            if (sourceChanged(acknowledged))
+                failAsChanged(acknowledged);
             else
-                onFinishAnswer(job, FinishOutcome(*finished));
+                onFinishAnswer(acknowledged, FinishOutcome(*finished));
         }
         return;
     }
