@@ -588,6 +588,32 @@ private Q_SLOTS:
         QCOMPARE(r.pool->busy(0), 0);
     }
 
+    // The first chunks go before the endpoint's check answers, and nothing goes behind a request
+    // to an unchecked endpoint. As the check passes, those whose bodies are written get the next
+    // chunk behind them at once, not a round trip later when they are answered.
+    void chunksGoBehindThoseSentBeforeTheCheck()
+    {
+        m_pipelines = true;
+        bool checked = false;
+        Rig r = rig(1, [&checked](const Sent &sent) {
+            Answer answer;
+            // The first chunks' answers are late (a long round trip): anything behind them before
+            // they are answered was sent behind them because the check passed.
+            answer.hang = !checked && sent.path.startsWith(QStringLiteral("/chunk/"));
+            return answer;
+        });
+        m_pipelines = false;
+        r.pool->setUnchecked(0, true);
+        r.scheduler->start();
+        QTRY_COMPARE(r.transport->count(QStringLiteral("/chunk/")), r.pool->totalCapacity());
+        QCoreApplication::processEvents(); // the bodies are written
+        QCOMPARE(r.transport->sentBehind(), 0);
+        checked = true;
+        r.pool->setUnchecked(0, false);
+        r.scheduler->capacityChanged();
+        QVERIFY(r.transport->sentBehind(QStringLiteral("/chunk/")) > 0);
+    }
+
     // Small files, each a whole request, go behind each other too: each connection carries the
     // next file's body while it waits for the last one's answer.
     void wholeFilesGoBehindOthersToo()

@@ -135,6 +135,15 @@ void TransferScheduler::capacityChanged(double rttMs)
         m_connections = std::min(m_fixedConnections, ceiling);
     }
     pump();
+    // An endpoint just passed its check: the requests sent to it before, their bodies written,
+    // get their next one behind now, not a round trip later when they are answered.
+    QList<WireCall *> written;
+    for (auto it = m_inFlight.cbegin(); it != m_inFlight.cend(); ++it) {
+        if (!it->ahead && !it->behind && isBodyWritten(*it))
+            written.append(it.key());
+    }
+    for (WireCall *ahead : written)
+        sendBehind(ahead); // it adds to m_inFlight
 }
 
 void TransferScheduler::start()

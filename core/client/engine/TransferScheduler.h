@@ -70,7 +70,8 @@ public:
     static constexpr int MaxConnections = 256;
     // The pool's capacities changed (the receivers said what they allow): a new ceiling for the
     // tuner, or for a fixed count. rttMs: the round trip the check measured (0: not known). Until
-    // the tuner has judged anything, it starts again from what is known now.
+    // the tuner has judged anything, it starts again from what is known now. Called as an
+    // endpoint passes its check, which lets requests go behind those already sent to it.
     void capacityChanged(double rttMs = 0);
     // The protocol's destination checks are out: no file looks at its destination or is written
     // until destinationChecked() (what they find spares each file its own look, in a round trip
