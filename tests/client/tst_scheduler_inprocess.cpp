@@ -614,6 +614,40 @@ private Q_SLOTS:
         QVERIFY(r.transport->sentBehind(QStringLiteral("/chunk/")) > 0);
     }
 
+    // At an upload's end too, the last chunks go behind others (or each connection would idle a
+    // round trip per answer).
+    void theLastChunksGoBehindOthersToo()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("tail.bin"));
+        QVERIFY(TestFiles::write(path, 48 * 64 * 1024, 48));
+        const QList<SourceFile> saved = m_files;
+        m_files = {{path, QStringLiteral("tail.bin"), 48 * 64 * 1024,
+                    QFileInfo(path).lastModified().toMSecsSinceEpoch()}};
+        m_pipelines = true;
+        Rig r = rig(2, [](const Sent &sent) {
+            Answer answer;
+            // A connection's requests one after the other: one behind is answered a chunk's time
+            // after the one ahead.
+            if (sent.path.startsWith(QStringLiteral("/chunk/")))
+                answer.delayMs = 10 * (sent.behind ? 2 : 1);
+            return answer;
+        });
+        m_pipelines = false;
+        m_files = saved;
+        QVERIFY(runToEnd(*r.scheduler));
+        QCOMPARE(count(*r.scheduler, TransferState::Done), 1);
+        QList<FakeTransport::Sent> chunks;
+        for (const FakeTransport::Sent &sent : r.transport->sent()) {
+            if (sent.path.startsWith(QStringLiteral("/chunk/")))
+                chunks.append(sent);
+        }
+        QCOMPARE(chunks.size(), 48);
+        // The last chunks, fewer than the connections: behind others too.
+        const QList<FakeTransport::Sent> last = chunks.mid(chunks.size() - r.pool->totalCapacity());
+        QVERIFY(std::any_of(last.cbegin(), last.cend(),
+                            [](const FakeTransport::Sent &sent) { return sent.behind; }));
+    }
+
     // Small files, each a whole request, go behind each other too: each connection carries the
     // next file's body while it waits for the last one's answer.
     void wholeFilesGoBehindOthersToo()

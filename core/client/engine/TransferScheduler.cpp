@@ -605,17 +605,19 @@ void TransferScheduler::track(WireCall *call, const InFlight &request)
     }
 }
 
-bool TransferScheduler::hasWorkForMoreThanTheLevel() const
+bool TransferScheduler::hasWorkLeftToSend() const
 {
-    // At an upload's end a chunk behind another would wait there while other connections have
-    // nothing left: only while the chunks still to send outnumber the connections.
+    // While chunks are still to be sent, a connection whose body is written carries the next one
+    // at once, where a connection freed by an answer would start it a round trip later. That holds
+    // at an upload's end too: each connection would otherwise idle a round trip for every answer
+    // in its last chunks (about a second of a long link, which the tuner took for a link gone slow).
     if (m_jobs.hasWaiting())
         return true;
     qint64 toSend = -qint64(m_inFlight.size());
     for (int id : m_jobs.open()) {
         const TransferJob &job = m_jobs.job(id);
         toSend += job.planner().chunkCount() - job.acknowledgedChunks();
-        if (toSend > m_connections)
+        if (toSend > 0)
             return true;
     }
     return false;
@@ -635,7 +637,7 @@ void TransferScheduler::sendBehind(WireCall *ahead)
         return;
     const EndpointLease lease = it->lease;
     if (!m_pool.takesRequests(lease.endpoint) || m_pool.isUnchecked(lease.endpoint) ||
-        !hasWorkForMoreThanTheLevel() || !mayPushData())
+        !hasWorkLeftToSend() || !mayPushData())
         return;
     // A ready chunk, else the next whole file: what a connection freed now would get.
     TransferJob *job = m_jobs.next(wantsChunkSent);
