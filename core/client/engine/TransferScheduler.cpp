@@ -636,8 +636,8 @@ void TransferScheduler::sendBehind(WireCall *ahead)
     if (!isKeptThroughDrain(ahead))
         return;
     const EndpointLease lease = it->lease;
-    if (!m_pool.takesRequests(lease.endpoint) || m_pool.isUnchecked(lease.endpoint) ||
-        !hasWorkLeftToSend() || !mayPushData())
+    if (!m_pool.takesRequests(lease.endpoint) || m_pool.isUnchecked(lease.endpoint) || !hasWorkLeftToSend() ||
+        !mayPushData())
         return;
     // A ready chunk, else the next whole file: what a connection freed now would get.
     TransferJob *job = m_jobs.next(wantsChunkSent);
