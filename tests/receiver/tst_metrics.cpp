@@ -111,6 +111,9 @@ private Q_SLOTS:
         // A chunk refused before its body is read: an upload that does not exist.
         QCOMPARE(putChunk(QByteArray(32, 'a'), 0, {}).status, 404);
         QCOMPARE(complete(id, ServiceHarness::sha256(data)).status, 200);
+        // An upload its last chunk completes: finished too, with no complete request.
+        const QByteArray byChunk = createUpload(QStringLiteral("m/by-chunk.bin"), 1000, chunkSize);
+        QCOMPARE(putChunk(byChunk, 0, data.left(1000), ServiceHarness::sha256(data.left(1000))).status, 200);
         const QByteArray aborted = createUpload(QStringLiteral("m/aborted.bin"), 10, 65536);
         QCOMPARE(finish(m_network.deleteResource(QNetworkRequest(endpoint("/v1/uploads/" + aborted)))).status,
                  200);
@@ -122,13 +125,13 @@ private Q_SLOTS:
         };
         QTRY_COMPARE_WITH_TIMEOUT(
             (after = scrape(), moved("multilane_uploads_failed_total{reason=\"aborted\"}")), 1, 30000);
-        QCOMPARE(moved("multilane_received_bytes_total{route=\"put_chunk\"}"), int(data.size()));
-        QCOMPARE(moved("multilane_chunks_total{result=\"stored\"}"), 4);
+        QCOMPARE(moved("multilane_received_bytes_total{route=\"put_chunk\"}"), int(data.size()) + 1000);
+        QCOMPARE(moved("multilane_chunks_total{result=\"stored\"}"), 5);
         QCOMPARE(moved("multilane_chunks_total{result=\"refused\"}"), 1);
-        QCOMPARE(moved("multilane_http_requests_total{route=\"put_chunk\",code=\"200\"}"), 4);
+        QCOMPARE(moved("multilane_http_requests_total{route=\"put_chunk\",code=\"200\"}"), 5);
         QCOMPARE(moved("multilane_http_requests_total{route=\"put_chunk\",code=\"404\"}"), 1);
-        QCOMPARE(moved("multilane_uploads_started_total"), 2);
-        QCOMPARE(moved("multilane_uploads_finished_total"), 1);
+        QCOMPARE(moved("multilane_uploads_started_total"), 3);
+        QCOMPARE(moved("multilane_uploads_finished_total"), 2);
         QCOMPARE(moved("multilane_uploads_failed_total{reason=\"aborted\"}"), 1);
         QCOMPARE(moved("multilane_uploads_failed_total{reason=\"expired\"}"), 0);
         QVERIFY(moved("multilane_http_requests_total{route=\"metrics\",code=\"200\"}") >= 1);
@@ -249,11 +252,14 @@ private:
                                      : QByteArray();
     }
 
-    HttpResult putChunk(const QByteArray &id, qint64 index, const QByteArray &chunk)
+    HttpResult putChunk(const QByteArray &id, qint64 index, const QByteArray &chunk,
+                        const QByteArray &completeSha256 = {})
     {
         QNetworkRequest request(endpoint("/v1/uploads/" + id + "/chunks/" + QByteArray::number(index)));
         request.setRawHeader(
             "X-Chunk-Hash", ChunkHash::toHeader(ChunkHash::of(chunk.constData(), std::size_t(chunk.size()))));
+        if (!completeSha256.isEmpty())
+            request.setRawHeader("X-Complete-SHA256", completeSha256);
         return finish(m_network.put(request, chunk));
     }
 

@@ -31,6 +31,7 @@ struct RequestTrace {
     std::chrono::steady_clock::time_point start;
     qint64 bytesIn = 0;
     bool started = false;
+    bool completedUpload = false;
 };
 thread_local RequestTrace t_trace;
 
@@ -209,6 +210,7 @@ ServiceRequest toServiceRequest(const httplib::Request &request)
 
 void toHttpResponse(const ServiceResponse &response, httplib::Response &out)
 {
+    t_trace.completedUpload = t_trace.completedUpload || response.completedUpload;
     out.status = response.status;
     for (const auto &[name, value] : response.headers)
         out.set_header(stdString(name), stdString(value));
@@ -351,6 +353,8 @@ void finishRequest(const httplib::Request &request, const httplib::Response &res
                                         trace.bytesIn, bytesOut(response));
         if (ConnectionQueue::refusing())
             observers.metrics->countBusyRefusal();
+        if (trace.completedUpload)
+            observers.metrics->countUploadCompletedByChunk();
     }
     if (!observers.accessLog)
         return;

@@ -143,8 +143,10 @@ QByteArray ReceiverMetrics::render() const
     out.single("multilane_uploads_started_total", "counter",
                "Chunked uploads created (POST /v1/uploads, 201).", qint64(requests(Kind::CreateUpload, 201)));
     out.single("multilane_uploads_finished_total", "counter",
-               "Chunked uploads completed and placed as files (POST …/complete, 2xx).",
-               qint64(requestsInClass(Kind::CompleteUpload, 2)));
+               "Chunked uploads completed and placed as files (POST …/complete answered 2xx, or a chunk "
+               "whose answer completed its upload).",
+               qint64(requestsInClass(Kind::CompleteUpload, 2) +
+                      m_completedByChunk.load(std::memory_order_relaxed)));
     out.family("multilane_uploads_failed_total", "counter",
                "Chunked uploads that ended without a file: aborted by the client, or expired unfinished.");
     out.sample("multilane_uploads_failed_total", label("reason", "aborted"),

@@ -22,6 +22,9 @@ public:
 
     // One finished request (after its response was written).
     void countRequest(RouteLabel::Kind route, int status, qint64 bytesIn, qint64 bytesOut);
+    // A chunk's answer completed its upload (X-Complete-SHA256): a finished upload without a
+    // complete request.
+    void countUploadCompletedByChunk() { m_completedByChunk.fetch_add(1, std::memory_order_relaxed); }
     // A connection turned away with 503 because the port had --max-connections open.
     void countBusyRefusal() { m_busyRefusals.fetch_add(1, std::memory_order_relaxed); }
     // Unfinished uploads one pass of the expiry sweep removed.
@@ -49,6 +52,7 @@ private:
     std::array<Counter, RouteLabel::KindCount> m_bytesOut{};
     Counter m_busyRefusals = 0;
     Counter m_expiredUploads = 0;
+    Counter m_completedByChunk = 0;
     std::atomic<int> m_openConnections = 0;
 };
 

@@ -303,11 +303,13 @@ ServiceResponse ProtocolService::putChunk(const Route &route, const ServiceReque
     QJsonObject answer{{QStringLiteral("index"), written.value().index}, {QStringLiteral("stored"), true}};
     if (written.value().duplicate)
         answer.insert(QStringLiteral("duplicate"), true);
-    completeWithChunk(route, answer);
-    return ServiceResponse::json(200, answer);
+    const bool completed = completeWithChunk(route, answer);
+    ServiceResponse response = ServiceResponse::json(200, answer);
+    response.completedUpload = completed;
+    return response;
 }
 
-void ProtocolService::completeWithChunk(const Route &route, QJsonObject &answer)
+bool ProtocolService::completeWithChunk(const Route &route, QJsonObject &answer)
 {
     // Remembered before looking, and looked for after every chunk's write: of two chunks that end
     // together, one sees the other's record held, or the other sees this hash.
@@ -315,15 +317,17 @@ void ProtocolService::completeWithChunk(const Route &route, QJsonObject &answer)
         m_pendingCompletions.remember(route.id, route.completeSha256);
     const QByteArray sha256 = m_pendingCompletions.find(route.id);
     if (sha256.isEmpty())
-        return;
+        return false;
     const auto finished = m_store.completeIfWhole(route.id, sha256);
     if (!finished)
-        return;
+        return false;
     m_pendingCompletions.forget(route.id);
     // A failure (a damaged file, a conflict) is the client's complete's to report: it sends one
     // when no chunk's answer carried the completion.
-    if (finished->ok())
-        answer.insert(QStringLiteral("completed"), ProtocolJson::finishedFile(finished->value()));
+    if (!finished->ok())
+        return false;
+    answer.insert(QStringLiteral("completed"), ProtocolJson::finishedFile(finished->value()));
+    return true;
 }
 
 ServiceResponse ProtocolService::complete(const Route &route, const ServiceRequest &request)

@@ -54,7 +54,7 @@ private:
     ServiceResponse putChunk(const Route &route, const ServiceRequest &request);
     // X-Complete-SHA256: completes the upload if this chunk was the last to end; the answer then
     // carries the completion.
-    void completeWithChunk(const Route &route, QJsonObject &answer);
+    bool completeWithChunk(const Route &route, QJsonObject &answer);
     ServiceResponse complete(const Route &route, const ServiceRequest &request);
     ServiceResponse putFile(const Route &route, const AccessToken &token, const ServiceRequest &request);
 

@@ -35,6 +35,7 @@ struct ServiceResponse {
     QList<std::pair<QByteArray, QByteArray>> headers;
     qint64 streamLength = -1; // >= 0: the body comes from `stream`
     StreamProducer stream;
+    bool completedUpload = false; // a chunk's answer that completed its upload (for the metrics)
 
     static ServiceResponse json(int status, const QJsonObject &object);
     // {"error":{"code":…,"message":…}}, with "missing":[…] in it for incomplete uploads.
