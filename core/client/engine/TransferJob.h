@@ -89,6 +89,12 @@ public:
     bool allChunksAcknowledged() const { return m_acknowledged == m_planner.chunkCount(); }
     int bumpChunkAttempts(int index) { return ++work().chunkAttempts[index]; }
 
+    // The SHA-256 is known and nothing holds a complete back (an identical file's comparison, held
+    // chunks not yet compared with the source); the chunks' acknowledgements are the caller's.
+    bool hasWhatCompleteNeeds() const
+    {
+        return !sha256().isEmpty() && !waitingForHashToCompare && !hasUnverifiedHeldChunks();
+    }
     // Held chunks not yet compared with the source (complete must wait for the comparison).
     bool hasUnverifiedHeldChunks() const { return m_work && !m_work->heldToVerify.isEmpty(); }
     // The checksum of every chunk of the source as read by the whole-file pass, for chunks this size.

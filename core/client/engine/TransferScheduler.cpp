@@ -413,7 +413,7 @@ bool TransferScheduler::dispatchNext(const EndpointLease &lease)
     // Finishing files first keeps the number of half-done files (and server state) small.
     if (TransferJob *job = !mayFinish ? nullptr : m_jobs.next([](const TransferJob &j) {
             return j.state() == TransferState::Uploading && !j.requestInFlight && j.allChunksAcknowledged() &&
-                   !j.sha256().isEmpty() && !j.waitingForHashToCompare && !j.hasUnverifiedHeldChunks();
+                   j.hasWhatCompleteNeeds();
         })) {
         sendComplete(*job, lease);
         return true;
@@ -605,24 +605,6 @@ void TransferScheduler::track(WireCall *call, const InFlight &request)
     }
 }
 
-bool TransferScheduler::hasWorkLeftToSend() const
-{
-    // While chunks are still to be sent, a connection whose body is written carries the next one
-    // at once, where a connection freed by an answer would start it a round trip later. That holds
-    // at an upload's end too: each connection would otherwise idle a round trip for every answer
-    // in its last chunks (about a second of a long link, which the tuner took for a link gone slow).
-    if (m_jobs.hasWaiting())
-        return true;
-    qint64 toSend = -qint64(m_inFlight.size());
-    for (int id : m_jobs.open()) {
-        const TransferJob &job = m_jobs.job(id);
-        toSend += job.planner().chunkCount() - job.acknowledgedChunks();
-        if (toSend > 0)
-            return true;
-    }
-    return false;
-}
-
 void TransferScheduler::sendBehind(WireCall *ahead)
 {
     const auto it = m_inFlight.constFind(ahead);
@@ -636,10 +618,12 @@ void TransferScheduler::sendBehind(WireCall *ahead)
     if (!isKeptThroughDrain(ahead))
         return;
     const EndpointLease lease = it->lease;
-    if (!m_pool.takesRequests(lease.endpoint) || m_pool.isUnchecked(lease.endpoint) || !hasWorkLeftToSend() ||
-        !mayPushData())
+    if (!m_pool.takesRequests(lease.endpoint) || m_pool.isUnchecked(lease.endpoint) || !mayPushData())
         return;
-    // A ready chunk, else the next whole file: what a connection freed now would get.
+    // A ready chunk, else the next whole file: what a connection freed now would get. Also at an
+    // upload's end: this connection carries it at once, where one freed by an answer would start
+    // it a round trip later (holding the last chunks back left each connection idle a round trip
+    // per answer).
     TransferJob *job = m_jobs.next(wantsChunkSent);
     const bool chunked = job != nullptr;
     if (!job && !m_awaitingDestinationCheck)
@@ -710,10 +694,9 @@ TransferScheduler::InFlight TransferScheduler::chunkRequest(const TransferJob &j
 
 QByteArray TransferScheduler::completionFor(const TransferJob &job) const
 {
-    // What sendComplete waits for, and no chunk of the file left to send after this one.
-    if (!m_services.protocol->capabilities().chunksComplete || job.sha256().isEmpty() ||
-        job.waitingForHashToCompare || job.hasUnverifiedHeldChunks() || job.hasPendingChunk() ||
-        job.hasReadyChunk())
+    // What a complete needs, and no chunk of the file left to send after this one.
+    if (!m_services.protocol->capabilities().chunksComplete || !job.hasWhatCompleteNeeds() ||
+        job.hasPendingChunk() || job.hasReadyChunk())
         return {};
     int inFlight = 0;
     for (const InFlight &request : m_inFlight)

@@ -141,8 +141,7 @@ private:
     // Requests in flight that count in the level: not those sent behind another.
     int requestsAtLevel() const { return int(m_inFlight.size()) - m_requestsBehind; }
     // Sends a ready chunk (else a whole file) behind `ahead`, a chunk or whole file whose body is
-    // all written, where the protocol allows it, the connections are not above the level and there
-    // is work left to send.
+    // all written, where the protocol allows it and the connections are not above the level.
     void sendBehind(WireCall *ahead);
     // Above the level: is `ahead`'s connection one of the level's worth kept through the drain?
     bool isKeptThroughDrain(WireCall *ahead);
@@ -150,7 +149,6 @@ private:
     {
         return request.exchange.request.file && request.sent == request.exchange.request.file->length;
     }
-    bool hasWorkLeftToSend() const;
     // `request` ended: the one behind it takes its place and lease; returns that one, if any.
     WireCall *handOnPlace(InFlight &request);
     void releaseLease(const InFlight &request);
