@@ -202,9 +202,17 @@ void ConcurrencyTuner::judgeRamp(double rate)
     setLevel(int(std::ceil(level * step)));
 }
 
+bool ConcurrencyTuner::seesThePath() const
+{
+    // Behind a proxy next door (an emulated link, a local TLS terminator) the connections' floor
+    // is a fraction of a millisecond while a request's end-to-end round trip is the path's: their
+    // round trip then rises with the proxy's and this machine's load, not with the path's queue.
+    return m_floorRttMs > 0 && (m_requestRttMs <= 0 || m_floorRttMs >= 0.5 * m_requestRttMs);
+}
+
 bool ConcurrencyTuner::isQueueStanding(const Sample &sample) const
 {
-    return m_floorRttMs > 0 && sample.rttMs > m_options.queueingRtt * m_floorRttMs + 5;
+    return seesThePath() && sample.rttMs > m_options.queueingRtt * m_floorRttMs + 5;
 }
 
 void ConcurrencyTuner::settleOnAFullQueue(double rate)

@@ -81,8 +81,10 @@ private:
     qint64 settleMs() const;
     void setLevel(int level);
     void judgeRamp(double rate);
-    // The round trip well above its floor: a queue stands at the bottleneck (real TCP only; behind
-    // a proxy the connections see only the first hop).
+    // The connections' own round trip spans the path a request takes (not only a first hop).
+    bool seesThePath() const;
+    // The round trip well above its floor: a queue stands at the bottleneck (only where the
+    // connections see the path).
     bool isQueueStanding(const Sample &sample) const;
     void settleOnAFullQueue(double rate);
     void settleAt(double rate);
