@@ -108,6 +108,7 @@ int ConcurrencyTuner::update(const Sample &sample)
         m_limit = overloaded ? QStringLiteral("the receivers asked to slow down")
                              : QStringLiteral("the receivers answered errors");
         m_phase = Phase::Steady;
+        m_searchFromLevel = 0;
         m_probing = false;
         m_backoffHold = 3;
         m_plateauLevel = m_level;
@@ -193,6 +194,7 @@ void ConcurrencyTuner::judgeRamp(double rate)
     m_lastRate = rate;
     if (level >= m_options.maximum) {
         m_phase = Phase::Steady;
+        m_searchFromLevel = 0;
         m_plateauRate = rate;
         m_plateauLevel = level;
         return;
@@ -234,6 +236,9 @@ void ConcurrencyTuner::settleOnAFullQueue(double rate)
 void ConcurrencyTuner::holdAsPlateau(double plateauRate, double rate)
 {
     m_phase = Phase::Steady;
+    m_searchFromLevel = 0;
+    m_lowWindows = 0;
+    m_noiseLevel = 0; // the first steady window is compared with none
     m_plateauRate = plateauRate;
     m_lastLevel = m_level;
     m_lastRate = rate;
@@ -251,6 +256,19 @@ void ConcurrencyTuner::descendAStep()
 
 void ConcurrencyTuner::settleAt(double rate)
 {
+    if (m_searchFromLevel > 0 && std::max(rate, m_lastRate) <= m_searchFromRate * (1 + noiseMargin())) {
+        // A search that began at a slower window found no more than the plateau it left: the
+        // link is as it was (a noisy window, or one plateau figure taken from short windows
+        // that overstated it), and the level that carried it still does. Settling by the model
+        // here would take the slow window for the rate per connection and keep a level above
+        // the last each time: on a busy machine, 24 -> 36 -> 54 -> ... -> 192 on a link 24
+        // already filled.
+        const int from = m_searchFromLevel;
+        holdAsPlateau(std::max(rate, m_lastRate), rate);
+        setLevel(from);
+        m_plateauLevel = m_level;
+        return;
+    }
     // Two points of goodput = min(n x p, U): p from the lower level, U from the upper one (or the
     // lower, when the step bought nothing): the level that fills the link is U / p, with a margin.
     const double perConnection = m_lastRate / m_lastLevel;
@@ -276,8 +294,25 @@ void ConcurrencyTuner::settleAt(double rate)
     m_plateauLevel = m_level;
 }
 
+double ConcurrencyTuner::noiseMargin() const
+{
+    // Twice the mean difference of two windows at one level: a change within it is the machine's.
+    return std::max(m_options.gainToKeep, 2 * m_noise);
+}
+
+void ConcurrencyTuner::measureNoise(double rate)
+{
+    if (m_noiseLevel == m_level && m_noiseRate > 0 && rate > 0) {
+        const double difference = std::abs(rate - m_noiseRate) / ((rate + m_noiseRate) / 2);
+        m_noise = m_noise > 0 ? 0.8 * m_noise + 0.2 * difference : difference;
+    }
+    m_noiseLevel = m_level;
+    m_noiseRate = rate;
+}
+
 void ConcurrencyTuner::judgeSteady(double rate, const Sample &sample)
 {
+    measureNoise(rate);
     if (m_backoffHold > 0) {
         // After backing off: hold a while, then climb back the way a ramp does.
         if (--m_backoffHold == 0) {
@@ -310,13 +345,15 @@ void ConcurrencyTuner::judgeSteady(double rate, const Sample &sample)
         const bool up = m_level > m_probeFrom;
         // Against the window just before the step, not the running plateau: that one has a
         // memory, and a slow drift down in it would let step after step down seem to hold.
-        const bool paid = rate > m_rateBeforeProbe * (1 + m_options.gainToKeep);
+        const bool paid = rate > m_rateBeforeProbe * (1 + noiseMargin());
         const bool held = rate >= m_rateBeforeProbe * (1 - m_options.gainToKeep);
         if ((up && paid) || (!up && held)) {
             // Up and it paid: keep it and go on. Down and goodput held: fewer is as good.
             if (up && ++m_paidProbes >= 2) {
                 // The plateau was put too low (a noisy window): search upwards again.
                 m_phase = Phase::Ramp;
+                m_searchFromLevel = m_probeFrom;
+                m_searchFromRate = m_plateauRate;
                 m_lastLevel = m_level;
                 m_lastRate = rate;
                 m_paidProbes = 0;
@@ -339,15 +376,24 @@ void ConcurrencyTuner::judgeSteady(double rate, const Sample &sample)
         }
         return;
     }
-    if (rate < m_plateauRate * (1 - m_options.lossToRecheck)) {
-        // As busy as before, but much slower: the link changed. Search again from here.
+    if (rate < m_plateauRate * (1 - std::max(m_options.lossToRecheck, noiseMargin()))) {
+        // As busy as before, but much slower, twice in a row (one such window is a busy
+        // machine's as often as the link's): the link changed. Search again from here.
+        if (++m_lowWindows < 2) {
+            m_firstLowRate = rate;
+            return;
+        }
+        m_lowWindows = 0;
         m_phase = Phase::Ramp;
+        m_searchFromLevel = m_level;
+        m_searchFromRate = m_plateauRate;
         m_lastLevel = m_level;
-        m_lastRate = rate;
-        m_plateauRate = rate;
+        m_lastRate = (rate + m_firstLowRate) / 2;
+        m_plateauRate = m_lastRate;
         setLevel(m_level + std::max(1, m_level / 2));
         return;
     }
+    m_lowWindows = 0;
     m_plateauRate = 0.8 * m_plateauRate + 0.2 * rate; // follows a link that drifts
     m_queueing = isQueueStanding(sample);
     if (++m_windowsSinceProbe < m_options.probeEveryWindows)

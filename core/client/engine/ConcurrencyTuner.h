@@ -96,6 +96,10 @@ private:
     // and queues apply.
     bool isRealPath() const { return m_tcpRttMs >= 10; }
     void judgeSteady(double rate, const Sample &sample);
+    // How much two steady windows at one level differ (a busy machine, a bursty link), and the
+    // change in goodput a decision needs before it counts.
+    void measureNoise(double rate);
+    double noiseMargin() const;
     void describe();
 
     Options m_options;
@@ -126,9 +130,16 @@ private:
     double m_bestPerConnection = 0; // the most one connection carried in any judged window
     double m_rateBeforeProbe = 0;   // the window before a steady-state step
     int m_probes = 0;               // steady-state steps tried
-    bool m_descending = false;      // the last step down held: the next goes down too
-    double m_warmingRate = -1;      // the last window's rate while new connections warm up
-    double m_firstRate = 0;         // the first window's rate then
+    int m_lowWindows = 0;           // steady windows in a row much slower than the plateau
+    double m_firstLowRate = 0;      // the first of them
+    int m_searchFromLevel = 0;      // a search that began at slower windows: the level it left
+    double m_searchFromRate = 0;    // and the plateau it held there
+    double m_noise = 0;             // mean relative difference of two steady windows at one level
+    int m_noiseLevel = 0;           // the last steady window's level and rate
+    double m_noiseRate = 0;
+    bool m_descending = false; // the last step down held: the next goes down too
+    double m_warmingRate = -1; // the last window's rate while new connections warm up
+    double m_firstRate = 0;    // the first window's rate then
     QString m_reason;
     QString m_limit; // what stopped the growth, for reason()
 };
