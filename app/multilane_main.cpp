@@ -1,23 +1,26 @@
 // `multilane`: with no arguments, or with files and folders (`multilane FILE…`, what a file
-// manager's "Open with" runs), and a display, the desktop window, one per user; otherwise the
-// headless front end (upload, resume, status). Both drive the same engine in multilane_core.
+// manager's "Open with" runs), and a display, the desktop window (`multilane-window`, beside this
+// binary); otherwise the headless front end (upload, resume, status). Both drive the same engine
+// in multilane_core.
 #include "CommandLine.h"
-#include "DesktopApp.h"
 #include "ProbeCommand.h"
 #include "ResumeCommand.h"
 #include "ResumeJournal.h"
 #include "SignalWatcher.h"
-#include "SingleInstance.h"
 #include "UploadCommand.h"
 
-#include <QApplication>
 #include <QCoreApplication>
 #include <QFile>
 #include <QFileInfo>
 #include <QUrl>
+#include <cerrno>
+#include <climits>
 #include <cstdio>
+#include <cstring>
 #include <openssl/crypto.h>
+#include <string>
 #include <unistd.h>
+#include <vector>
 
 using namespace multilane;
 
@@ -55,19 +58,33 @@ static QStringList launchedPaths(int argc, char *argv[])
     return anyExists ? paths : QStringList();
 }
 
-static int runWindow(int argc, char *argv[], const QStringList &paths)
+// The window is a program of its own beside this one, so the command line does not load the
+// window's libraries. It replaces this process (the same pid for whoever launched it); returns
+// only when it could not.
+static int runWindow(const QStringList &paths)
 {
-    QApplication app(argc, argv);
-    setIdentity();
-    QGuiApplication::setApplicationDisplayName(QStringLiteral("Multilane"));
-    SingleInstance instance;
-    // A window is already open: it takes the files (and comes to the front) and this launch ends.
-    if (instance.sendToRunning(paths))
-        return 0;
-    if (!instance.listen() && instance.sendToRunning(paths))
-        return 0; // another launch became the window a moment ago
-    DesktopApp desktop;
-    return desktop.run(app, instance, paths);
+    // Beside this binary (the build tree, /usr/bin), else wherever PATH finds it.
+    std::string window = "multilane-window";
+    char self[PATH_MAX];
+    const ssize_t length = ::readlink("/proc/self/exe", self, sizeof self);
+    if (length > 0 && length < ssize_t(sizeof self)) {
+        const std::string path(self, std::size_t(length));
+        window = path.substr(0, path.rfind('/') + 1) + window;
+    }
+    std::vector<std::string> arguments{window};
+    for (const QString &path : paths)
+        arguments.push_back(QFile::encodeName(path).toStdString());
+    std::vector<char *> argv;
+    for (std::string &argument : arguments)
+        argv.push_back(argument.data());
+    argv.push_back(nullptr);
+    ::execvp(window.c_str(), argv.data());
+    std::fprintf(
+        stderr,
+        "multilane: cannot open the window: %s: %s (is the multilane package whole?); to upload from "
+        "here: multilane upload --endpoint URL FILE…\n",
+        window.c_str(), std::strerror(errno));
+    return 2;
 }
 
 // The headless front end: upload, resume, status, probe.
@@ -159,7 +176,7 @@ int main(int argc, char *argv[])
     OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, nullptr);
     const QStringList paths = launchedPaths(argc, argv);
     if ((argc == 1 || !paths.isEmpty()) && hasDisplay())
-        return runWindow(argc, argv, paths);
+        return runWindow(paths);
     if (!paths.isEmpty()) {
         std::fprintf(stderr, "multilane: no display to open the window on (DISPLAY and WAYLAND_DISPLAY are "
                              "not set); to upload from here: multilane upload --endpoint URL FILE…\n");

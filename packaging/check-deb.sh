@@ -24,6 +24,12 @@ env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM "$app/usr/bin/multilane" --
     || fail "multilane --version from the package did not answer"
 "$recv/usr/bin/multilane-receiver" --version | grep -qx "multilane-receiver [0-9.]*" \
     || fail "multilane-receiver --version from the package did not answer"
+# The window is its own program; the command line loads none of its libraries (a script's
+# `multilane upload` starts in half the time).
+[ -x "$app/usr/bin/multilane-window" ] || fail "multilane package lacks usr/bin/multilane-window"
+if readelf -d "$app/usr/bin/multilane" | grep -E 'NEEDED.*lib(Qt6Widgets|Qt6Gui|X11)' >&2; then
+    fail "usr/bin/multilane links the window's libraries"
+fi
 for f in usr/share/applications/org.multilane.Multilane.desktop \
          usr/share/metainfo/org.multilane.Multilane.metainfo.xml \
          usr/share/icons/hicolor/scalable/apps/org.multilane.Multilane.svg; do

@@ -99,6 +99,28 @@ private Q_SLOTS:
         QVERIFY(launch.readAllStandardError().contains("unknown command 'uplaod'"));
     }
 
+    // The window is a program of its own beside `multilane`; without it (a broken install) the
+    // launch says so, and how to upload without a window, instead of failing unexplained.
+    void aMissingWindowProgramIsExplained()
+    {
+        QTemporaryDir alone;
+        QVERIFY(alone.isValid());
+        const QString copy = alone.filePath(QStringLiteral("multilane"));
+        QVERIFY(QFile::copy(QStringLiteral(MULTILANE_CLIENT_BIN), copy));
+        QProcess launch;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("XDG_RUNTIME_DIR"), m_runtime.path());
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        launch.setProcessEnvironment(env);
+        launch.start(copy, {m_file});
+        QVERIFY(launch.waitForFinished(30000));
+        QCOMPARE(launch.exitCode(), 2);
+        const QByteArray err = launch.readAllStandardError();
+        QVERIFY2(err.contains("cannot open the window") && err.contains("multilane-window") &&
+                     err.contains("multilane upload"),
+                 err.constData());
+    }
+
 private:
     QTemporaryDir m_runtime;
     QTemporaryDir m_source;
