@@ -105,7 +105,8 @@ void StatusPanel::refreshLink()
                    : link                         ? tr("Uplink %1, round trip %2 ms")
                                 .arg(Units::rate(link->bytesPerSecond))
                                 .arg(link->rttMs, 0, 'f', link->rttMs < 10 ? 1 : 0)
-                          : tr("Uplink not measured");
+                   : m_controller.measuresLinkWhenIdle() ? tr("Uplink: measured when the uploads are done")
+                                                         : tr("Uplink not measured");
     // The chunks really sent, not a setting: each file's are sized for the link and the connections.
     const auto [smallest, biggest] = m_controller.chunkSizesInUse();
     if (biggest > 0)
@@ -114,7 +115,8 @@ void StatusPanel::refreshLink()
     m_link->setText(text);
     m_link->setToolTip(
         tr("The uplink is measured when the window opens, when the endpoints change and when the network "
-           "comes back. Chunks: the pieces the files being sent now are cut into; with the automatic "
+           "comes back, never while an upload runs (it would measure what the upload leaves). Chunks: the "
+           "pieces the files being sent now are cut into; with the automatic "
            "chunk size each file's are sized for the link and the number of connections, and small files "
            "go whole."));
 }

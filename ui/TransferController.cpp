@@ -121,6 +121,9 @@ void TransferController::measureLink()
     const QList<Endpoint> endpoints = m_settings.values().enabledEndpoints();
     if (m_probe || endpoints.isEmpty())
         return;
+    m_measureWhenIdle = isBusy();
+    if (m_measureWhenIdle)
+        return;
     if (!m_probeManagers)
         m_probeManagers = std::make_unique<NetworkManagers>();
     BandwidthProbe::Options options;
@@ -165,6 +168,14 @@ UploadSession &TransferController::sessionFor(const UploadPlan &plan)
         m_linkEndpoints = urlsOf(raw->endpoints());
         Q_EMIT linkChanged();
     });
+    connect(&raw->run(), &UploadRun::transferStarted, this, [this] {
+        if (!m_probe)
+            return;
+        m_probe->cancel();
+        m_probe.release()->deleteLater();
+        m_measureWhenIdle = true;
+        Q_EMIT linkChanged();
+    });
     connect(&scheduler, &TransferScheduler::finished, this, [this, raw] {
         const TransferProgress p = raw->scheduler().progress();
         const int sent = p.filesDone + p.filesSkipped;
@@ -173,6 +184,8 @@ UploadSession &TransferController::sessionFor(const UploadPlan &plan)
         if (failed)
             summary += QLatin1Char(' ') + tr("— %n failed; retry them from the list", nullptr, p.filesFailed);
         Q_EMIT batchFinished(summary, failed);
+        if (m_measureWhenIdle && !isBusy())
+            measureLink();
     });
     if (m_paused)
         scheduler.pause();

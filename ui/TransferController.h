@@ -73,9 +73,14 @@ public:
     // (which then need no probe of their own). Run at start, when the endpoints or the network
     // change. Uploads under way measure again by themselves when the network changes
     // (UploadRun); their figures land here too. Does nothing while a measurement runs or no
-    // endpoint is set up.
+    // endpoint is set up. Not while an upload runs either, and an upload that starts ends the
+    // measurement under way: the probe would measure what the upload leaves of the link (1.2 of
+    // 6 MB/s, shown as the uplink, when files came with the window's launch). The link is then
+    // measured once nothing is sent.
     void measureLink();
     bool isMeasuringLink() const { return m_probe != nullptr; }
+    // A measurement waits for the uploads under way to end.
+    bool measuresLinkWhenIdle() const { return m_measureWhenIdle; }
     // The last measurement of the current endpoints, if any.
     const std::optional<LinkEstimate> &link() const { return m_link; }
     TransferProgress totals() const;
@@ -111,6 +116,7 @@ private:
     bool m_paused = false;
     std::unique_ptr<NetworkManagers> m_probeManagers;
     std::unique_ptr<BandwidthProbe> m_probe;
+    bool m_measureWhenIdle = false; // a measurement gave way to an upload
     std::optional<LinkEstimate> m_link;
     QList<QUrl> m_linkEndpoints; // what m_link measured
     DeliveryMeter m_meter;

@@ -133,6 +133,39 @@ private Q_SLOTS:
         QVERIFY2(!status.contains(QLatin1String("chunk")), qPrintable(status));
     }
 
+    // A measurement gives way to an upload that starts while it runs ("Open with Multilane"
+    // measures and sends at once): it would measure what the upload leaves of the link and show
+    // that as the uplink. The link is measured once nothing is sent; not while something is.
+    void aMeasurementGivesWayToAnUpload()
+    {
+        const QString file = m_source.filePath(QStringLiteral("during-probe.bin"));
+        QVERIFY(TestFiles::write(file, 3 * 1024 * 1024, 11));
+        Harness h(m_config.filePath(QStringLiteral("giveway")), m_receiver->urls(), true);
+        QSignalSpy changed(&h.controller, &TransferController::linkChanged);
+        h.controller.measureLink();
+        QVERIFY(h.controller.isMeasuringLink());
+        QSignalSpy finished(&h.controller, &TransferController::batchFinished);
+        QVERIFY(h.window.addPaths({file}).isEmpty());
+        // The upload starts (its endpoint check answered) long before the probe's second of
+        // streams is over: the probe ends without a figure.
+        QTRY_VERIFY_WITH_TIMEOUT(!h.controller.isMeasuringLink() || !finished.isEmpty(), 30000);
+        QVERIFY2(finished.isEmpty(), "the upload ended before the probe gave way");
+        QVERIFY(!h.controller.link());
+        QCOMPARE(changed.size(), 2); // started, ended
+        QVERIFY2(h.window.statusText().contains(QLatin1String("Uplink: measured when the uploads are done")),
+                 qPrintable(h.window.statusText()));
+        // While the upload runs, asking again waits for it.
+        h.controller.measureLink();
+        QVERIFY(!h.controller.isMeasuringLink());
+        // Once it is over the link is measured, alone.
+        QVERIFY(finished.wait(60000));
+        QVERIFY(h.controller.isMeasuringLink());
+        QVERIFY(changed.wait(30000));
+        QVERIFY(!h.controller.isMeasuringLink());
+        QVERIFY(h.controller.link());
+        QVERIFY(h.controller.link()->bytesPerSecond > 0);
+    }
+
     void endpointTestRunsHealthAndBandwidth()
     {
         EndpointEntry good;

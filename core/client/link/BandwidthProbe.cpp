@@ -46,6 +46,8 @@ void BandwidthProbe::measureRtt(int remaining)
     connect(reply, &QNetworkReply::finished, this, [this, reply, timer, remaining, endpoint] {
         const double ms = double(timer.nsecsElapsed()) / 1e6;
         const ApiReply answer = ReceiverApi::read(reply);
+        if (m_done)
+            return; // cancelled meanwhile
         if (answer.error && !answer.error->isTlsFailure() && m_rttEndpoint + 1 < m_endpoints.size()) {
             // One endpoint gone (a receiver restarting) is no reason to give up: the next one.
             ++m_rttEndpoint;
@@ -154,11 +156,7 @@ bool BandwidthProbe::streamEnded(QNetworkReply *reply)
     if (reply->error() == QNetworkReply::NoError)
         return true;
     const QString why = reply->errorString();
-    m_done = true;
-    m_sampleTimer.stop();
-    const QList<QNetworkReply *> others = m_streams;
-    for (QNetworkReply *other : others)
-        ReplyEnd::abortIfRunning(*other);
+    stop();
     Q_EMIT failed(QStringLiteral("the probe %1 failed: %2")
                       .arg(m_options.direction == Direction::Upload ? QStringLiteral("upload")
                                                                     : QStringLiteral("download"),
@@ -191,7 +189,6 @@ void BandwidthProbe::finish()
 {
     if (m_done)
         return;
-    m_done = true;
     double bytesPerSecond = 0;
     if (m_options.direction == Direction::Upload) {
         // Each request's bytes spread over its lifetime, from sending to the receiver's answer:
@@ -207,11 +204,23 @@ void BandwidthProbe::finish()
         sample();
         bytesPerSecond = m_sampler.bytesPerSecond();
     }
+    stop();
+    Q_EMIT finished(ChunkSizer::choose(bytesPerSecond, std::max(0.0, m_bestRttMs), m_options.connections));
+}
+
+void BandwidthProbe::cancel()
+{
+    if (!m_done)
+        stop();
+}
+
+void BandwidthProbe::stop()
+{
+    m_done = true;
     m_sampleTimer.stop();
     const QList<QNetworkReply *> running = m_streams;
     for (QNetworkReply *reply : running)
         ReplyEnd::abortIfRunning(*reply);
-    Q_EMIT finished(ChunkSizer::choose(bytesPerSecond, std::max(0.0, m_bestRttMs), m_options.connections));
 }
 
 } // namespace multilane

@@ -44,6 +44,9 @@ public:
                    const Options &options, QObject *parent = nullptr);
 
     void start();
+    // Stops now: every stream aborted, no signal. For a measurement that has lost its meaning (an
+    // upload began on the same link: the probe would measure what the upload leaves it).
+    void cancel();
 
 Q_SIGNALS:
     void finished(const multilane::LinkEstimate &estimate);
@@ -60,6 +63,8 @@ private:
     void closeWindow();
     void sample();
     void finish();
+    // Ends the probe: no more samples, every request still running aborted.
+    void stop();
 
     static constexpr qint64 FirstUploadBytes = 16 * 1024; // answered within the window on a 150 KB/s uplink
     static constexpr qint64 MaxUploadBytes = 64LL * 1024 * 1024;
