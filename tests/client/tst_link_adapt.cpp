@@ -151,7 +151,16 @@ private Q_SLOTS:
                 startedAfter.append(id);
         });
         bool changed = false;
+        // While the probe runs the upload sends nothing new: the probe measures the link, not
+        // what the upload leaves of it.
+        qint64 sentWhenMeasuring = -1;
+        qint64 sentDuringMeasurement = 0;
         connect(&scheduler, &TransferScheduler::progressChanged, this, [&](const TransferProgress &p) {
+            if (remeasurer.isMeasuring()) {
+                if (sentWhenMeasuring < 0)
+                    sentWhenMeasuring = p.bytesSent;
+                sentDuringMeasurement = std::max(sentDuringMeasurement, p.bytesSent - sentWhenMeasuring);
+            }
             if (changed || p.bytesDone < 3 * 1024 * 1024)
                 return;
             changed = true;
@@ -171,6 +180,8 @@ private Q_SLOTS:
 
         QCOMPARE(failed.size(), 0);
         QCOMPARE(remeasured.size(), 1);
+        QVERIFY(sentWhenMeasuring >= 0); // progress came while it measured
+        QCOMPARE(sentDuringMeasurement, 0);
         const auto estimate = remeasured.first().first().value<LinkEstimate>();
         qInfo("measured again: %s; %lld files started after", qPrintable(estimate.summary()),
               qint64(startedAfter.size()));

@@ -193,7 +193,8 @@ void TransferScheduler::emitProgress()
     m_bytesDelivered = delivered.bytes;
     const qint64 bytes = delivered.bytes >= 0 ? delivered.bytes : m_bytesSent;
     m_rate.addSample(elapsed, bytes);
-    if (m_options.tuneConnections && m_started && !m_paused && m_monitor.isOnline()) {
+    if (m_options.tuneConnections && m_started && !m_paused && !m_heldForMeasurement &&
+        m_monitor.isOnline()) {
         accountBusySlots();
         const int level = m_tuner.update(
             {elapsed, bytes, m_failures, m_busySlotMs, m_overloads, delivered.rttMs, delivered.minRttMs});
@@ -224,7 +225,7 @@ qint64 TransferScheduler::jobBytesDone(int id) const
 
 void TransferScheduler::pump()
 {
-    if (m_pumping || !m_started || m_paused)
+    if (m_pumping || !m_started || m_paused || m_heldForMeasurement)
         return;
     m_pumping = true;
     openQueuedJobs();
@@ -610,7 +611,7 @@ void TransferScheduler::sendBehind(WireCall *ahead)
     const auto it = m_inFlight.constFind(ahead);
     if (it == m_inFlight.cend() || (it->kind != RequestKind::Chunk && it->kind != RequestKind::Single) ||
         it->cancelled || it->ahead || it->behind || !m_services.protocol->capabilities().pipelines ||
-        m_paused)
+        m_paused || m_heldForMeasurement)
         return;
     // Above the level (the tuner or a receiver lowered it), connections must drain: a request
     // behind would take the place of the one ahead and keep its connection for ever. A level's

@@ -54,6 +54,10 @@ public:
     // counted twice) and closes idle connections: a paused transfer holds no connection.
     void pause();
     void resume();
+    // While the link is measured again (LinkRemeasurer): no new request goes, so the probe
+    // measures the link and not what this upload leaves of it. Requests in flight go on; unlike
+    // pause() nothing is taken back and the transfer does not show as paused.
+    void holdWhileMeasuring(bool hold);
     bool isPaused() const { return m_paused; }
     void setJobPaused(int id, bool paused);
     // Stops one file for good: its requests are cancelled and the server is told once to drop
@@ -253,6 +257,7 @@ private:
     QTimer m_progressTimer;
     QTimer m_offlineTimer;
     bool m_paused = false;
+    bool m_heldForMeasurement = false;
     bool m_started = false;
     bool m_finished = false;
     bool m_pumping = false;

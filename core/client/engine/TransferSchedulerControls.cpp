@@ -27,6 +27,15 @@ void TransferScheduler::resume()
     pump();
 }
 
+void TransferScheduler::holdWhileMeasuring(bool hold)
+{
+    if (hold == m_heldForMeasurement)
+        return;
+    m_heldForMeasurement = hold;
+    if (!hold)
+        pump();
+}
+
 void TransferScheduler::setJobPaused(int id, bool paused)
 {
     TransferJob &job = m_jobs.job(id);
