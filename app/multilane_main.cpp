@@ -3,6 +3,7 @@
 // binary); otherwise the headless front end (upload, resume, status). Both drive the same engine
 // in multilane_core.
 #include "CommandLine.h"
+#include "LaunchCommon.h"
 #include "ProbeCommand.h"
 #include "ResumeCommand.h"
 #include "ResumeJournal.h"
@@ -11,8 +12,6 @@
 
 #include <QCoreApplication>
 #include <QFile>
-#include <QFileInfo>
-#include <QUrl>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
@@ -23,13 +22,6 @@
 #include <vector>
 
 using namespace multilane;
-
-static void setIdentity()
-{
-    QCoreApplication::setApplicationName(QStringLiteral("multilane"));
-    QCoreApplication::setOrganizationName(QStringLiteral("Multilane"));
-    QCoreApplication::setApplicationVersion(QStringLiteral(MULTILANE_VERSION));
-}
 
 // A window can only open where a display server (or a platform chosen by hand) is there;
 // elsewhere (ssh, CI, cron) `multilane` stays the command-line tool it always was.
@@ -50,8 +42,7 @@ static QStringList launchedPaths(int argc, char *argv[])
         const QString argument = QString::fromLocal8Bit(argv[i]);
         if (i == 1 && CommandLine::isCommand(argument))
             return {};
-        const QUrl url(argument);
-        const QFileInfo info(url.isLocalFile() ? url.toLocalFile() : argument);
+        const QFileInfo info = launch::launchedFile(argument);
         anyExists |= info.exists();
         paths.append(info.absoluteFilePath());
     }
@@ -91,7 +82,7 @@ static int runWindow(const QStringList &paths)
 static int runCommandLine(int argc, char *argv[])
 {
     QCoreApplication app(argc, argv);
-    setIdentity();
+    launch::setIdentity();
 
     QFile out;
     QFile err;

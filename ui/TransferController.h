@@ -74,9 +74,8 @@ public:
     // change. Uploads under way measure again by themselves when the network changes
     // (UploadRun); their figures land here too. Does nothing while a measurement runs or no
     // endpoint is set up. Not while an upload runs either, and an upload that starts ends the
-    // measurement under way: the probe would measure what the upload leaves of the link (1.2 of
-    // 6 MB/s, shown as the uplink, when files came with the window's launch). The link is then
-    // measured once nothing is sent.
+    // measurement under way: the probe would measure what the upload leaves of the link. The link
+    // is then measured once nothing is sent.
     void measureLink();
     bool isMeasuringLink() const { return m_probe != nullptr; }
     // A measurement waits for the uploads under way to end.
