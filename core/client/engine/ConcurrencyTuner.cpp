@@ -199,8 +199,10 @@ void ConcurrencyTuner::judgeRamp(double rate)
         m_plateauLevel = level;
         return;
     }
-    // Slow windows (a long round trip) take bigger steps, so a long link is found as fast.
-    const double step = m_rttMs < 40 ? 2 : m_rttMs < 150 ? 4 : 8;
+    // Slow windows (a long round trip) take bigger steps, so a long link is found as fast. A
+    // search from a plateau already jumped to the level the link needs by what each connection
+    // carries now: from there it is near, and a big step would overshoot into the queue.
+    const double step = m_researching ? 1.5 : m_rttMs < 40 ? 2 : m_rttMs < 150 ? 4 : 8;
     setLevel(int(std::ceil(level * step)));
 }
 
@@ -226,8 +228,7 @@ void ConcurrencyTuner::settleOnAFullQueue(double rate)
     // link with many more, and goodput collapses until they grow again. Where a step up led here,
     // the two-point model still says which level between the two fills the link.
     if (m_lastRate > 0 && m_level > m_lastLevel) {
-        settleAt(rate);
-        m_descentFromQueue = m_descendTo > 0;
+        settleAt(rate, true);
     } else {
         holdAsPlateau(rate, rate);
     }
@@ -237,6 +238,7 @@ void ConcurrencyTuner::holdAsPlateau(double plateauRate, double rate)
 {
     m_phase = Phase::Steady;
     m_searchFromLevel = 0;
+    m_researching = false;
     m_lowWindows = 0;
     m_noiseLevel = 0; // the first steady window is compared with none
     m_plateauRate = plateauRate;
@@ -250,11 +252,15 @@ void ConcurrencyTuner::holdAsPlateau(double plateauRate, double rate)
 
 void ConcurrencyTuner::descendAStep()
 {
-    setLevel(std::max(m_descendTo, int(std::ceil(0.75 * m_level))));
+    // From a standing queue the way down ends where the queue is gone, so its steps are small:
+    // a quarter could stop that far below the knee, and where loss rather than the queue holds
+    // each connection back, a quarter fewer connections carry a quarter less.
+    const double step = m_descentFromQueue ? 0.9 : 0.75;
+    setLevel(std::max(m_descendTo, int(std::ceil(step * m_level))));
     m_plateauLevel = m_level;
 }
 
-void ConcurrencyTuner::settleAt(double rate)
+void ConcurrencyTuner::settleAt(double rate, bool atAQueue)
 {
     if (m_searchFromLevel > 0 && std::max(rate, m_lastRate) <= m_searchFromRate * (1 + noiseMargin())) {
         // A search that began at a slower window found no more than the plateau it left: the
@@ -267,6 +273,7 @@ void ConcurrencyTuner::settleAt(double rate)
         holdAsPlateau(std::max(rate, m_lastRate), rate);
         setLevel(from);
         m_plateauLevel = m_level;
+        m_returnedTo = from;
         return;
     }
     // Two points of goodput = min(n x p, U): p from the lower level, U from the upper one (or the
@@ -286,7 +293,7 @@ void ConcurrencyTuner::settleAt(double rate)
     // next window would take for a link gone slow and search upwards again. So the way down is a
     // quarter at a time, a window at each step.
     m_descendTo = isRealPath() ? fills : 0;
-    m_descentFromQueue = false;
+    m_descentFromQueue = atAQueue && m_descendTo > 0;
     if (m_descendTo > 0)
         descendAStep();
     else
@@ -385,12 +392,21 @@ void ConcurrencyTuner::judgeSteady(double rate, const Sample &sample)
         }
         m_lowWindows = 0;
         m_phase = Phase::Ramp;
-        m_searchFromLevel = m_level;
+        // A level the last search came back to, falling short again before it was even probed:
+        // its plateau figure was not its own (a lossy path's first windows, before the losses
+        // that now hold each connection back), and the next search must not return to it.
+        const bool fellShortAgain = m_returnedTo == m_level;
+        m_returnedTo = 0;
+        m_researching = true;
+        m_searchFromLevel = fellShortAgain ? 0 : m_level;
         m_searchFromRate = m_plateauRate;
         m_lastLevel = m_level;
         m_lastRate = (rate + m_firstLowRate) / 2;
+        // What each connection carries now says how many the plateau needs: straight there
+        // (half as many again at least), not a step at a time, each taking a window or more.
+        const double needed = m_options.margin * m_plateauRate / (m_lastRate / m_level);
         m_plateauRate = m_lastRate;
-        setLevel(m_level + std::max(1, m_level / 2));
+        setLevel(std::clamp(int(std::ceil(needed)), m_level + std::max(1, m_level / 2), 4 * m_level));
         return;
     }
     m_lowWindows = 0;
@@ -399,6 +415,7 @@ void ConcurrencyTuner::judgeSteady(double rate, const Sample &sample)
     if (++m_windowsSinceProbe < m_options.probeEveryWindows)
         return;
     m_windowsSinceProbe = 0;
+    m_returnedTo = 0; // it held its plateau until the probe: the level is its own
     m_probeFrom = m_level;
     m_rateBeforeProbe = rate;
     ++m_probes;

@@ -87,7 +87,7 @@ private:
     // connections see the path).
     bool isQueueStanding(const Sample &sample) const;
     void settleOnAFullQueue(double rate);
-    void settleAt(double rate);
+    void settleAt(double rate, bool atAQueue = false);
     // Steady from now on, at the level as it is (a settle may then move it).
     void holdAsPlateau(double plateauRate, double rate);
     // One step of a real path's way down to m_descendTo: a quarter of the level at most.
@@ -134,6 +134,8 @@ private:
     double m_firstLowRate = 0;      // the first of them
     int m_searchFromLevel = 0;      // a search that began at slower windows: the level it left
     double m_searchFromRate = 0;    // and the plateau it held there
+    int m_returnedTo = 0;           // the level such a search came back to, until it is probed
+    bool m_researching = false;     // searching again from a plateau that fell short
     double m_noise = 0;             // mean relative difference of two steady windows at one level
     int m_noiseLevel = 0;           // the last steady window's level and rate
     double m_noiseRate = 0;
