@@ -197,6 +197,18 @@ struct LinkModel {
     }
 };
 
+// Path 2 of the WAN benchmark: 0.25 MB/s a connection once losses set in, three times that for
+// the first `earlyMs`, 22 MB/s, 99 ms, a 157 ms queue.
+static LinkModel lossyDeepPath(qint64 earlyMs)
+{
+    LinkModel link{0.25e6, 22e6, 99};
+    link.queueMs = 157;
+    link.slowStart = true;
+    link.earlyFactor = 3;
+    link.earlyMs = earlyMs;
+    return link;
+}
+
 static ConcurrencyTuner::Options tunerFor(int start, int maximum, double rttMs = 50)
 {
     ConcurrencyTuner::Options options;
@@ -510,15 +522,10 @@ private Q_SLOTS:
         // times that for the first 1.5 s, 22 MB/s, 99 ms, a 157 ms queue (path 2 of the WAN
         // benchmark). The search overshoots into a standing queue and the model's level, from the
         // first windows' rate per connection, is a third of what the link needs (88). Going down a
-        // quarter a window, the queue is gone one step below 88 at most: the way down stops
+        // step a window, the queue is gone one step below 88 at most: the way down stops
         // there (lower only loses goodput), and the probes take it from there.
-        LinkModel link{0.25e6, 22e6, 99};
-        link.queueMs = 157;
-        link.slowStart = true;
-        link.earlyFactor = 3;
-        link.earlyMs = 1500;
         ConcurrencyTuner tuner(tunerFor(24, 192, 99));
-        const LinkModel::Run run = link.run(tuner, 20000);
+        const LinkModel::Run run = lossyDeepPath(1500).run(tuner, 20000);
         QVERIFY2(run.minLevelOnceSettled >= 0.75 * 88, qPrintable(run.summary()));
     }
 
@@ -530,13 +537,8 @@ private Q_SLOTS:
         // 54 then carries 13.5 MB/s of 22: a search from there finds 22 MB/s at a higher level,
         // no more than the plateau figure 54 was credited with (from those first windows), so it
         // went back to 54, fell short again, and so on (54 -> 81 -> 192 -> 54 -> 81, measured).
-        LinkModel link{0.25e6, 22e6, 99};
-        link.queueMs = 157;
-        link.slowStart = true;
-        link.earlyFactor = 3;
-        link.earlyMs = 3000;
         ConcurrencyTuner tuner(tunerFor(24, 192, 99));
-        const LinkModel::Run run = link.run(tuner, 30000);
+        const LinkModel::Run run = lossyDeepPath(3000).run(tuner, 30000);
         // Probes a tenth up and down once settled cost a window each, no more.
         QVERIFY2(run.minLevelOnceSettled >= 0.75 * 88, qPrintable(run.summary()));
         QVERIFY2(run.steadyMean >= 0.9 * 22e6, qPrintable(run.summary()));
