@@ -288,6 +288,7 @@ int TransferScheduler::expectedConnections() const
     // they do by default: chunks cut for fewer connections than it gets would leave most of them
     // idle at a file's end, for one chunk's time at a connection's cap, while chunks cut for
     // more cost a LAN only a few more requests.
+    constexpr double LanRttMs = 2;
     if (m_roundTripMs <= 0)
         return std::min(m_pool.expectedCapacity(), MaxConnections);
     return m_roundTripMs >= LanRttMs ? m_options.connections : std::min(m_options.connections, 12);
@@ -301,20 +302,12 @@ qint64 TransferScheduler::chunkSizeFor(const SourceFile &file) const
     if (m_options.spreadFilesOverConnections) {
         // Enough chunks for every connection several times over, so the tail of a file does not
         // leave most connections idle: while the last chunks go, the link empties, for as long
-        // as one chunk takes at a connection's rate, which with c chunks a connection is 1/c of
-        // the file's time. Across a path with a round trip that rate is what loss, a shaper or a
-        // window leaves one connection (0.2 MB/s on a lossy path: a 256 KiB chunk is 1.2 s), so
-        // 16 a connection; two chunks, the one sent and the one behind it, then outlast the
-        // round trip on any file of more than 8 round trips at the level expected (where the
-        // tuner settles lower, its connections are that many times faster and the chunks that
-        // much shorter: more connections make up for it). On a LAN a chunk takes milliseconds
-        // and what counts is each request's CPU: 8. Powers of two keep
-        // chunks block-aligned. It applies below the chunk size too: a file sent in one request
-        // rides a single connection, which a per-connection cap makes slow. The floors keep
-        // request overhead small, and a file of at most MinSpreadChunk goes whole.
-        const bool lan = isLan();
-        const qint64 spread = file.size / ((lan ? 8 : 16) * std::max(1, expectedConnections()));
-        qint64 rounded = lan || file.size <= MinSpreadChunk ? MinSpreadChunk : MinPathChunk;
+        // as one chunk takes at a connection's rate. Powers of two keep chunks block-aligned.
+        // It applies below the chunk size too: a file sent in one request rides a single
+        // connection, which a per-connection cap makes slow. The floor keeps request overhead
+        // small; what a round trip per request still costs, more connections make up for.
+        const qint64 spread = file.size / (8 * std::max(1, expectedConnections()));
+        qint64 rounded = MinSpreadChunk;
         while (rounded * 2 <= spread)
             rounded *= 2;
         chunk = std::min(chunk, rounded);

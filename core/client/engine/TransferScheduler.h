@@ -167,11 +167,7 @@ private:
     qint64 chunkSizeFor(const SourceFile &file) const;
     // How many connections a file's chunks should be spread over.
     int expectedConnections() const;
-    // The checks measured a round trip this short: a LAN.
-    bool isLan() const { return m_roundTripMs > 0 && m_roundTripMs < LanRttMs; }
-    static constexpr double LanRttMs = 2;
-    static constexpr qint64 MinSpreadChunk = 256 * 1024; // and a file this small goes whole
-    static constexpr qint64 MinPathChunk = 64 * 1024;    // the floor across a path with a round trip
+    static constexpr qint64 MinSpreadChunk = 256 * 1024;
     bool mayPushData();
 
     UploadContext contextFor(const TransferJob &job, const EndpointLease &lease) const;
