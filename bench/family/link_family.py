@@ -19,6 +19,8 @@ import sys
 import tempfile
 import time
 
+import chart  # this folder's chart.py
+
 MB = 1_000_000
 
 
@@ -372,10 +374,13 @@ def write_outputs(out, seed, links, rows, clients):
     path = os.path.join(out, f"link-family-{seed}.md")
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
-    with open(os.path.join(out, f"link-family-{seed}.json"), "w") as f:
+    run_json = os.path.join(out, f"link-family-{seed}.json")
+    with open(run_json, "w") as f:
         json.dump({"seed": seed, "links": links, "rows": rows}, f, indent=1, default=str)
+    png = os.path.join(out, f"link-family-{seed}.png")
+    chart.write_chart(run_json, png)
     print("\n".join(lines[-2:]))
-    print(f"table: {path}")
+    print(f"table: {path}   chart: {png}")
 
 
 if __name__ == "__main__":
