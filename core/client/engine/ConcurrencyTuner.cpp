@@ -109,6 +109,7 @@ int ConcurrencyTuner::update(const Sample &sample)
                              : QStringLiteral("the receivers answered errors");
         m_phase = Phase::Steady;
         m_searchFromLevel = 0;
+        m_researching = false;
         m_probing = false;
         m_backoffHold = 3;
         m_plateauLevel = m_level;
@@ -195,6 +196,7 @@ void ConcurrencyTuner::judgeRamp(double rate)
     if (level >= m_options.maximum) {
         m_phase = Phase::Steady;
         m_searchFromLevel = 0;
+        m_researching = false;
         m_plateauRate = rate;
         m_plateauLevel = level;
         return;
