@@ -16,6 +16,7 @@ LedgerConnection::LedgerConnection(WireLedger &ledger, int endpoint, QTcpSocket 
     : QObject(parent)
     , m_ledger(ledger)
     , m_endpoint(endpoint)
+    , m_connection(ledger.connectionOpened())
     , m_client(client)
 {
     m_client->setParent(this);
@@ -70,7 +71,7 @@ void LedgerConnection::recordRequests(const QByteArray &bytes)
             const QByteArray method = parts.value(0);
             if (method == "HEAD")
                 m_answers.expectNoBody();
-            m_sending = m_ledger.open(m_endpoint, method, parts.value(1), event.head.headBytes,
+            m_sending = m_ledger.open(m_connection, m_endpoint, method, parts.value(1), event.head.headBytes,
                                       event.head.contentLength);
             m_awaiting.append(m_sending);
             break;

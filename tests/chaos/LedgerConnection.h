@@ -29,6 +29,7 @@ private:
 
     WireLedger &m_ledger;
     int m_endpoint;
+    int m_connection; // the ledger's number for it
     QTcpSocket *m_client;
     QTcpSocket m_upstream;
     HttpFramer m_requests{HttpFramer::Direction::Requests};

@@ -45,8 +45,8 @@ QByteArray WireLedger::dataKey(const Request &request)
     return request.kind == Kind::WholeFile ? request.target.split('?').value(0) : QByteArray();
 }
 
-int WireLedger::open(int endpoint, const QByteArray &method, const QByteArray &target, qint64 headBytes,
-                     qint64 bodyLength)
+int WireLedger::open(int connection, int endpoint, const QByteArray &method, const QByteArray &target,
+                     qint64 headBytes, qint64 bodyLength)
 {
     Request request;
     request.id = int(m_requests.size());
@@ -58,6 +58,8 @@ int WireLedger::open(int endpoint, const QByteArray &method, const QByteArray &t
     request.bodyLength = bodyLength;
     request.startedMs = nowMs();
     m_requests.append(request);
+    if (connection < m_connectionsBeforeKill)
+        m_inFlightAtKills.insert(request.id);
     m_wire += headBytes;
     Q_EMIT requestStarted(request.id);
     if (bodyLength <= 0)
@@ -107,6 +109,7 @@ void WireLedger::answerPassedOn(int id)
 void WireLedger::killed(qint64 slackMs)
 {
     const qint64 now = nowMs();
+    m_connectionsBeforeKill = m_connections;
     for (const Request &request : std::as_const(m_requests)) {
         if (request.answeredMs < 0 || request.answeredMs > now - slackMs)
             m_inFlightAtKills.insert(request.id);

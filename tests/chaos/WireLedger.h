@@ -55,14 +55,18 @@ public:
     // "<upload id>/<index>" for a chunk, the path for a whole file: what must arrive only once.
     static QByteArray dataKey(const Request &request);
 
-    int open(int endpoint, const QByteArray &method, const QByteArray &target, qint64 headBytes,
-             qint64 bodyLength);
+    // A client's connection through the link: its number, for open().
+    int connectionOpened() { return m_connections++; }
+    int open(int connection, int endpoint, const QByteArray &method, const QByteArray &target,
+             qint64 headBytes, qint64 bodyLength);
     void addBody(int id, qint64 bytes);
     void answer(int id, int status);
     void addAnswerBody(int id, const QByteArray &bytes);
     void answerPassedOn(int id);
     // A kill now: every request started and not answered to the client `slackMs` before counts as
-    // in flight (the answer still had to cross the link back, or be read).
+    // in flight (the answer still had to cross the link back, or be read), and so does every
+    // request that comes later on a connection opened before: the killed client wrote it, and it
+    // waited in the kernel's buffers (the link reads no faster than it carries).
     void killed(qint64 slackMs);
 
     const Request &request(int id) const { return m_requests.at(id); }
@@ -84,6 +88,8 @@ private:
     QElapsedTimer m_clock;
     QList<Request> m_requests;
     QSet<int> m_inFlightAtKills;
+    int m_connections = 0;
+    int m_connectionsBeforeKill = 0; // connections numbered below this were open at the last kill
     QHash<QByteArray, int> m_chunkCounts;
     qint64 m_wire = 0;
     qint64 m_data = 0;

@@ -5,8 +5,10 @@
 #include "DirectTransport.h"
 #include "EndpointPool.h"
 #include "ReceiverProcess.h"
+#include "TestCertificate.h"
 #include "TestFiles.h"
 
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTcpServer>
 #include <QTcpSocket>
@@ -158,6 +160,38 @@ sendOneBehindAnother(DirectTransport &transport, const QUrl &url)
     std::unique_ptr<WireCall> second(allWritten ? transport.sendBehind(first.get(), {0, 0}, put(url, 2000))
                                                 : nullptr);
     return {std::move(first), std::move(second)};
+}
+
+// Sends a PUT of 1000 bytes, then `behind` more of 1000 bytes on its connection, each once the
+// body before it is all written (fewer if one is refused or never gets that far).
+std::vector<std::unique_ptr<WireCall>> sendSeveralBehind(DirectTransport &transport, const QUrl &url,
+                                                         int behind)
+{
+    std::vector<std::unique_ptr<WireCall>> calls;
+    calls.emplace_back(transport.send({0, 0}, put(url, 1000)));
+    for (int i = 0; i < behind; ++i) {
+        WireCall *last = calls.back().get();
+        qint64 written = 0;
+        const QMetaObject::Connection counting =
+            QObject::connect(last, &WireCall::bytesSent, [&written](qint64 total) { written = total; });
+        const bool allWritten = QTest::qWaitFor([&written] { return written == 1000; }, 10000);
+        QObject::disconnect(counting);
+        WireCall *next = allWritten ? transport.sendBehind(last, {0, 0}, put(url, 1000)) : nullptr;
+        if (!next)
+            break;
+        calls.emplace_back(next);
+    }
+    return calls;
+}
+
+// Answers "0", "1"... in order, the first 300 ms late (the server holds it, reading nothing).
+ScriptedServer::Script numberedAnswersFirstHeld()
+{
+    return [](int request, const QByteArray &) {
+        ScriptedServer::Answer answer{okJson(QByteArray::number(request))};
+        answer.delayMs = request == 0 ? 300 : 0;
+        return answer;
+    };
 }
 
 // Sends and waits for the end; the reply (a default one if it never came).
@@ -353,6 +387,49 @@ private Q_SLOTS:
         QCOMPARE(transport.openConnections(), 1); // kept alive for the next
     }
 
+    // Short requests on a long round trip: several go behind one another on one connection,
+    // and their answers come back to each in order.
+    void severalRequestsGoBehindOneAnother()
+    {
+        ScriptedServer server(numberedAnswersFirstHeld());
+        DirectTransport transport({endpointAt(server.url())}, 10000);
+        const std::vector<std::unique_ptr<WireCall>> calls = sendSeveralBehind(transport, server.url(), 4);
+        QCOMPARE(calls.size(), std::size_t(5));
+        std::vector<std::unique_ptr<QSignalSpy>> done;
+        for (const auto &call : calls)
+            done.push_back(std::make_unique<QSignalSpy>(call.get(), &WireCall::finished));
+        QVERIFY(done.back()->wait(10000));
+        for (std::size_t i = 0; i < calls.size(); ++i) {
+            QCOMPARE(done[i]->size(), 1);
+            QCOMPARE(calls[i]->reply().body, QByteArray::number(qulonglong(i)));
+        }
+        QCOMPARE(server.headsInWhileHeld, 1); // the others were sent before the first answer
+        QCOMPARE(server.connections, 1);
+        QCOMPARE(transport.openConnections(), 1);
+    }
+
+    // Cancelling one of several behind closes the connection (only that takes its bytes back):
+    // it ends cancelled, and every other, none of them answered yet, goes again and is answered.
+    void cancellingOneOfSeveralBehindSendsTheOthersAgain()
+    {
+        ScriptedServer server(numberedAnswersFirstHeld());
+        DirectTransport transport({endpointAt(server.url())}, 10000);
+        const std::vector<std::unique_ptr<WireCall>> calls = sendSeveralBehind(transport, server.url(), 3);
+        QCOMPARE(calls.size(), std::size_t(4));
+        std::vector<std::unique_ptr<QSignalSpy>> done;
+        for (const auto &call : calls)
+            done.push_back(std::make_unique<QSignalSpy>(call.get(), &WireCall::finished));
+        calls[2]->abort();
+        QCOMPARE(done[2]->size(), 1);
+        QCOMPARE(calls[2]->reply().networkError, QStringLiteral("Operation canceled"));
+        for (std::size_t i : {std::size_t(0), std::size_t(1), std::size_t(3)}) {
+            QTRY_COMPARE_WITH_TIMEOUT(done[i]->size(), 1, 10000);
+            QVERIFY2(calls[i]->reply().isSuccess(), qPrintable(calls[i]->reply().networkError));
+        }
+        QCOMPARE(done[2]->size(), 1);
+        QVERIFY(server.connections >= 2);
+    }
+
     // The first answer closes the connection: the request behind it was never answered there,
     // and goes again on a new connection.
     void theRequestBehindGoesAgainWhenTheConnectionCloses()
@@ -407,6 +484,47 @@ private Q_SLOTS:
         QVERIFY(done.wait(10000));
         QVERIFY(!transport.sendBehind(first, {0, 0}, put(server.url(), 10)));
         delete first;
+    }
+
+    // Connections opened once a TLS session is known resume it: the receiver does the
+    // certificate and key-exchange work once per client, not once per connection.
+    void laterTlsConnectionsResumeTheSession()
+    {
+        QTemporaryDir keys;
+        QTemporaryDir storage;
+        QVERIFY(keys.isValid() && storage.isValid());
+        const TestCertificate certificate = TestCertificate::create(keys.path());
+        QVERIFY(certificate.isValid());
+        ReceiverProcess receiver(storage.path());
+        QVERIFY2(receiver.start(1, {QStringLiteral("--tls-cert"), certificate.certificateFile,
+                                    QStringLiteral("--tls-key"), certificate.keyFile}),
+                 qPrintable(receiver.errorText()));
+        const QUrl url = receiver.urls().first();
+        Endpoint endpoint = endpointAt(url);
+        endpoint.pinSha256 = *EndpointParser::pinFromHex(certificate.sha256Hex).value;
+        DirectTransport transport({endpoint}, 10000);
+        QVERIFY(exchange(transport, get(url)).isSuccess()); // the first connection, its session
+        // Three at once: one takes the idle connection, two open new ones.
+        std::vector<std::unique_ptr<WireCall>> calls;
+        std::vector<std::unique_ptr<QSignalSpy>> done;
+        for (int i = 0; i < 3; ++i) {
+            calls.emplace_back(transport.send({0, 0}, get(url)));
+            done.push_back(std::make_unique<QSignalSpy>(calls.back().get(), &WireCall::finished));
+        }
+        for (std::size_t i = 0; i < calls.size(); ++i) {
+            QTRY_COMPARE_WITH_TIMEOUT(done[i]->size(), 1, 10000);
+            QVERIFY2(calls[i]->reply().isSuccess(), qPrintable(calls[i]->reply().networkError));
+        }
+        QCOMPARE(transport.openConnections(), 3);
+        receiver.process().terminate();
+        QVERIFY(receiver.process().waitForFinished(10000));
+        const QString log = QString::fromUtf8(receiver.stderrTail());
+        static const QRegularExpression handshakes(
+            QStringLiteral("tls handshakes: (\\d+) \\((\\d+) resumed\\)"));
+        const QRegularExpressionMatch match = handshakes.match(log);
+        QVERIFY2(match.hasMatch(), qPrintable(log));
+        QCOMPARE(match.captured(1).toInt(), 3);
+        QCOMPARE(match.captured(2).toInt(), 2);
     }
 
     void earlyRefusalDuringABody()

@@ -76,8 +76,8 @@ private Q_SLOTS:
         QCOMPARE(startingLevel(run, m_file), 7);
         QCOMPARE(remembered.size(), 1);
         // The file's chunks are sized for the 7 connections expected, under the remembered cap:
-        // 32 MiB / (8 x 7) rounds down to 512 KiB (for the 12 it would expect otherwise: 256 KiB).
-        QCOMPARE(run.scheduler().job(0).planner().chunkSize(), 512 * 1024);
+        // 32 MiB / (16 x 7) rounds down to 256 KiB (for the 12 it would expect otherwise: 128 KiB).
+        QCOMPARE(run.scheduler().job(0).planner().chunkSize(), 256 * 1024);
     }
 
     void anOldOrForeignEstimateIsNotUsed_data()

@@ -154,6 +154,41 @@ class TestSchedulerInProcess : public QObject {
         QCOMPARE(receipts.size(), qsizetype(chunks));
     }
 
+private:
+    // The chunk size the scheduler plans for a file of `size` bytes (a sparse file at `path`),
+    // over `endpoints` receivers that allow 64 connections each once checked (rttMs > 0: the
+    // checks answered with that round trip), the plan's own chunk size being `planned`.
+    static qint64 plannedChunk(const QString &path, double rttMs, qint64 size, int endpoints, qint64 planned)
+    {
+        QList<Endpoint> list(endpoints);
+        for (int i = 0; i < endpoints; ++i)
+            list[i].url = QUrl(QStringLiteral("fake://e%1").arg(i)); // automatic caps
+        EndpointPool pool(list);
+        for (int i = 0; i < endpoints && rttMs > 0; ++i)
+            pool.setAllowedByReceiver(i, 64); // the checks answered
+        TransferServices services;
+        services.protocol = std::make_shared<FakeProtocol>();
+        services.transport = std::make_unique<FakeTransport>();
+        TransferOptions options;
+        options.tuneConnections = true;
+        options.spreadFilesOverConnections = true;
+        options.chunkSize = planned;
+        TransferScheduler scheduler(pool, options, std::move(services));
+        scheduler.capacityChanged(rttMs);
+        const qint64 modified = QFileInfo(path).lastModified().toMSecsSinceEpoch();
+        scheduler.addFiles({SourceFile{path, QStringLiteral("sparse"), size, modified}});
+        return scheduler.job(0).planner().chunkSize();
+    }
+
+    QString sparseFile(qint64 size)
+    {
+        const QString path = m_dir.filePath(QStringLiteral("sparse"));
+        QFile file(path);
+        if (!file.open(QIODevice::WriteOnly) || !file.resize(size))
+            return QString();
+        return path;
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -468,34 +503,34 @@ private Q_SLOTS:
     // chunks for 12 spread over 128 would leave most idle for a chunk's time at the file's end.
     void chunksAreCutForThePathUntilTheCheckSaysLan()
     {
-        const QString path = m_dir.filePath(QStringLiteral("sparse"));
-        QFile file(path);
-        QVERIFY(file.open(QIODevice::WriteOnly) && file.resize(qint64(1) << 30));
-        file.close();
-        const SourceFile big{path, QStringLiteral("sparse"), qint64(1) << 30,
-                             QFileInfo(path).lastModified().toMSecsSinceEpoch()};
-        const auto chunkFor = [&big](double rttMs) {
-            QList<Endpoint> list(2);
-            for (int i = 0; i < 2; ++i)
-                list[i].url = QUrl(QStringLiteral("fake://e%1").arg(i)); // automatic caps
-            EndpointPool pool(list);
-            for (int i = 0; i < 2 && rttMs > 0; ++i)
-                pool.setAllowedByReceiver(i, 64); // the checks answered
-            TransferServices services;
-            services.protocol = std::make_shared<FakeProtocol>();
-            services.transport = std::make_unique<FakeTransport>();
-            TransferOptions options;
-            options.tuneConnections = true;
-            options.spreadFilesOverConnections = true;
-            options.chunkSize = qint64(64) << 20;
-            TransferScheduler scheduler(pool, options, std::move(services));
-            scheduler.capacityChanged(rttMs);
-            scheduler.addFiles({big});
-            return scheduler.job(0).planner().chunkSize();
-        };
-        QCOMPARE(chunkFor(0), qint64(1) << 20);   // 1 GiB / (8 x 128): not measured yet
-        QCOMPARE(chunkFor(40), qint64(1) << 20);  // a path with a round trip
-        QCOMPARE(chunkFor(0.5), qint64(8) << 20); // 1 GiB / (8 x 12), rounded down: a LAN
+        const qint64 size = qint64(1) << 30;
+        const QString path = sparseFile(size);
+        QVERIFY(!path.isEmpty());
+        const qint64 planned = qint64(64) << 20;
+        QCOMPARE(plannedChunk(path, 0, size, 2, planned), qint64(512)
+                                                              << 10); // 1 GiB / (16 x 128): not measured yet
+        QCOMPARE(plannedChunk(path, 40, size, 2, planned), qint64(512) << 10); // a path with a round trip
+        QCOMPARE(plannedChunk(path, 0.5, size, 2, planned),
+                 qint64(8) << 20); // 1 GiB / (8 x 12), rounded down: a LAN
+    }
+
+    // Across a path where connections are many (each carrying little: loss, a shaper), a file's
+    // last chunks must take a small part of its time: 220 MB over three receivers' 192
+    // connections is 64 KiB chunks (70 KiB by the spread, rounded down), not 256 KiB, which at
+    // the 0.2 MB/s a lossy path leaves each connection took 1.2 s at the end. On a LAN the
+    // floor stays 256 KiB, and a file of 256 KiB or less goes whole either way.
+    void manyConnectionsAcrossAPathGetSmallChunks()
+    {
+        const qint64 size = 220 * 1000 * 1000;
+        const QString path = sparseFile(size);
+        QVERIFY(!path.isEmpty());
+        const qint64 planned = qint64(8) << 20;
+        QCOMPARE(plannedChunk(path, 99, size, 3, planned), qint64(64) << 10);
+        QCOMPARE(plannedChunk(path, 99, qint64(8) << 30, 3, planned), qint64(2) << 20); // 8 GiB / (16 x 192)
+        QCOMPARE(plannedChunk(path, 99, 300 * 1024, 3, planned), qint64(64) << 10);
+        QVERIFY(plannedChunk(path, 99, 200 * 1024, 3, planned) >= 200 * 1024); // whole
+        QCOMPARE(plannedChunk(path, 99, qint64(1) << 20, 3, planned), qint64(64) << 10);
+        QCOMPARE(plannedChunk(path, 0.5, qint64(1) << 20, 3, planned), qint64(256) << 10); // the LAN's floor
     }
 
     void everyEndpointRefusingFailsEverything()
@@ -646,6 +681,34 @@ private Q_SLOTS:
         const QList<FakeTransport::Sent> last = chunks.mid(chunks.size() - r.pool->totalCapacity());
         QVERIFY(std::any_of(last.cbegin(), last.cend(),
                             [](const FakeTransport::Sent &sent) { return sent.behind; }));
+    }
+
+    // A connection's answers come a round trip after its bodies are written: one request behind
+    // the one answered next is not enough where chunks are short, so more go behind, while those
+    // behind the first carry less than the pipelining budget (before the rate is measured, what
+    // one request of 256 KiB behind another allowed: four of the rig's 64 KiB chunks).
+    void shortChunksGoSeveralBehindOneAnother()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("deep.bin"));
+        QVERIFY(TestFiles::write(path, 40 * 64 * 1024, 41));
+        const QList<SourceFile> saved = m_files;
+        m_files = {{path, QStringLiteral("deep.bin"), 40 * 64 * 1024,
+                    QFileInfo(path).lastModified().toMSecsSinceEpoch()}};
+        m_pipelines = true;
+        Rig r = rig(1, [](const Sent &sent) {
+            Answer answer;
+            if (sent.path.startsWith(QStringLiteral("/chunk/")))
+                answer.delayMs = 20 * (sent.behind ? 2 : 1);
+            return answer;
+        });
+        m_pipelines = false;
+        m_files = saved;
+        QVERIFY(runToEnd(*r.scheduler));
+        QCOMPARE(count(*r.scheduler, TransferState::Done), 1);
+        QCOMPARE(r.transport->count(QStringLiteral("/chunk/")), 40);
+        QCOMPARE(r.transport->deepestBehind(), 4);
+        QVERIFY(r.transport->mostRunningAhead() <= r.pool->totalCapacity());
+        QCOMPARE(r.pool->busy(0), 0);
     }
 
     // Small files, each a whole request, go behind each other too: each connection carries the

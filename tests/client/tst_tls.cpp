@@ -329,8 +329,10 @@ private Q_SLOTS:
         QVERIFY(TestFiles::sameContents(file, m_storage.filePath(QStringLiteral("resume/slow.bin"))));
     }
 
-    // Keep-alive holds over TLS: far fewer handshakes than requests, and sessions are resumed
-    // across the client's network managers. Runs last: it stops the receiver. A receiver of its
+    // Keep-alive holds over TLS: far fewer handshakes than requests. (Whether a session is
+    // resumed here depends on timing: the connections open beside the endpoint check, before its
+    // session is known; tst_directtransport checks that connections opened after it resume it.)
+    // Runs last: it stops the receiver. A receiver of its
     // own counts this upload's handshakes and requests alone: the other tests' clients each
     // open their connections for a few requests, or fail on purpose before any.
     void connectionsAreKeptAlive()
@@ -360,8 +362,6 @@ private Q_SLOTS:
         const int requests = int(accessLog.readAll().count('\n'));
         qInfo("TLS handshakes of the upload: %d (%d resumed) for %d requests", completed, resumed, requests);
         QVERIFY2(completed > 0 && completed * 2 < requests, qPrintable(log));
-        // Each upload's transfer lanes start after its health check, whose session they resume.
-        QVERIFY2(resumed > 0, qPrintable(log));
     }
 
 private:

@@ -139,11 +139,11 @@ void TransferScheduler::capacityChanged(double rttMs)
     // get their next one behind now, not a round trip later when they are answered.
     QList<WireCall *> written;
     for (auto it = m_inFlight.cbegin(); it != m_inFlight.cend(); ++it) {
-        if (!it->ahead && !it->behind && isBodyWritten(*it))
+        if (!it->behind && isBodyWritten(*it))
             written.append(it.key());
     }
-    for (WireCall *ahead : written)
-        sendBehind(ahead); // it adds to m_inFlight
+    for (WireCall *last : written)
+        sendBehind(last); // it adds to m_inFlight
 }
 
 void TransferScheduler::start()
@@ -152,6 +152,7 @@ void TransferScheduler::start()
     m_startedMs = now();
     m_busySlotsSinceMs = 0;
     m_rate.addSample(0, 0);
+    m_recentRate.addSample(0, 0);
     m_progressTimer.start();
     pump();
 }
@@ -193,6 +194,14 @@ void TransferScheduler::emitProgress()
     m_bytesDelivered = delivered.bytes;
     const qint64 bytes = delivered.bytes >= 0 ? delivered.bytes : m_bytesSent;
     m_rate.addSample(elapsed, bytes);
+    m_recentRate.addSample(elapsed, bytes);
+    if (elapsed >= RecentRateMs) {
+        const double perConnection = m_recentRate.bytesPerSecond(elapsed) / std::max(1, requestsAtLevel());
+        // The kernel's round trip is only the first hop's behind a proxy next door (an emulated
+        // link, a TLS terminator); the endpoint check's is end to end but misses a queue since.
+        const double answerMs = std::max(delivered.rttMs, m_roundTripMs);
+        m_pipelineBytes = qint64(2 * perConnection * answerMs / 1000);
+    }
     if (m_options.tuneConnections && m_started && !m_paused && !m_heldForMeasurement &&
         m_monitor.isOnline()) {
         accountBusySlots();
@@ -288,7 +297,6 @@ int TransferScheduler::expectedConnections() const
     // they do by default: chunks cut for fewer connections than it gets would leave most of them
     // idle at a file's end, for one chunk's time at a connection's cap, while chunks cut for
     // more cost a LAN only a few more requests.
-    constexpr double LanRttMs = 2;
     if (m_roundTripMs <= 0)
         return std::min(m_pool.expectedCapacity(), MaxConnections);
     return m_roundTripMs >= LanRttMs ? m_options.connections : std::min(m_options.connections, 12);
@@ -302,12 +310,20 @@ qint64 TransferScheduler::chunkSizeFor(const SourceFile &file) const
     if (m_options.spreadFilesOverConnections) {
         // Enough chunks for every connection several times over, so the tail of a file does not
         // leave most connections idle: while the last chunks go, the link empties, for as long
-        // as one chunk takes at a connection's rate. Powers of two keep chunks block-aligned.
-        // It applies below the chunk size too: a file sent in one request rides a single
-        // connection, which a per-connection cap makes slow. The floor keeps request overhead
-        // small; what a round trip per request still costs, more connections make up for.
-        const qint64 spread = file.size / (8 * std::max(1, expectedConnections()));
-        qint64 rounded = MinSpreadChunk;
+        // as one chunk takes at a connection's rate, which with c chunks a connection is 1/c of
+        // the file's time. Across a path with a round trip that rate is what loss, a shaper or a
+        // window leaves one connection (0.2 MB/s on a lossy path: a 256 KiB chunk is 1.2 s), so
+        // 16 a connection; two chunks, the one sent and the one behind it, then outlast the
+        // round trip on any file of more than 8 round trips at the level expected (where the
+        // tuner settles lower, its connections are that many times faster and the chunks that
+        // much shorter: more connections make up for it). On a LAN a chunk takes milliseconds
+        // and what counts is each request's CPU: 8. Powers of two keep
+        // chunks block-aligned. It applies below the chunk size too: a file sent in one request
+        // rides a single connection, which a per-connection cap makes slow. The floors keep
+        // request overhead small, and a file of at most MinSpreadChunk goes whole.
+        const bool lan = isLan();
+        const qint64 spread = file.size / ((lan ? 8 : 16) * std::max(1, expectedConnections()));
+        qint64 rounded = lan || file.size <= MinSpreadChunk ? MinSpreadChunk : MinPathChunk;
         while (rounded * 2 <= spread)
             rounded *= 2;
         chunk = std::min(chunk, rounded);
@@ -354,12 +370,24 @@ static bool wantsChunkHashedAhead(const TransferJob &job)
 
 void TransferScheduler::startChunkHashing()
 {
-    // Hash a little ahead of the connections so a freed connection never waits for a checksum.
+    // Hash a little ahead of the connections so a freed connection never waits for a checksum,
+    // nor one that takes more requests behind the one it sends (as many as the budget holds of
+    // the shortest chunks).
     int readyOrHashing = m_chunksHashing;
-    for (int id : m_jobs.open())
-        readyOrHashing += m_jobs.job(id).readyCount() + m_jobs.job(id).hashedAheadCount();
+    qint64 shortestChunk = 0;
+    for (int id : m_jobs.open()) {
+        const TransferJob &job = m_jobs.job(id);
+        readyOrHashing += job.readyCount() + job.hashedAheadCount();
+        const qint64 chunk = job.planner().chunkSize();
+        if (chunk > 0 && (shortestChunk == 0 || chunk < shortestChunk))
+            shortestChunk = chunk;
+    }
+    const qint64 behindEach =
+        shortestChunk > 0
+            ? std::clamp<qint64>((m_pipelineBytes + shortestChunk - 1) / shortestChunk, 1, MaxRequestsBehind)
+            : 1;
     const auto hashWhileRoom = [&](bool (*wants)(const TransferJob &), int (TransferJob::*take)()) {
-        while (readyOrHashing < m_connections + 2) {
+        while (readyOrHashing < m_connections * behindEach + 2) {
             TransferJob *job = m_jobs.next(wants);
             if (!job)
                 return;
@@ -610,13 +638,27 @@ void TransferScheduler::sendBehind(WireCall *ahead)
 {
     const auto it = m_inFlight.constFind(ahead);
     if (it == m_inFlight.cend() || (it->kind != RequestKind::Chunk && it->kind != RequestKind::Single) ||
-        it->cancelled || it->ahead || it->behind || !m_services.protocol->capabilities().pipelines ||
-        m_paused || m_heldForMeasurement)
+        it->cancelled || it->behind || !m_services.protocol->capabilities().pipelines || m_paused ||
+        m_heldForMeasurement)
+        return;
+    // How deep: one request behind the one being answered always; more while those behind carry
+    // less than the connection sends in the time an answer takes to come back, or the connection
+    // idles for that time after each answer (the bytes behind run out before the next request is
+    // written). Deep queues cost only at an upload's end: what is behind rides this connection.
+    WireCall *head = ahead;
+    qint64 bytesBehind = 0;
+    int behind = 0;
+    for (auto link = it; link != m_inFlight.cend() && link->ahead; link = m_inFlight.constFind(link->ahead)) {
+        bytesBehind += link->exchange.request.file ? link->exchange.request.file->length : 0;
+        ++behind;
+        head = link->ahead;
+    }
+    if (behind > 0 && (bytesBehind >= m_pipelineBytes || behind >= MaxRequestsBehind))
         return;
     // Above the level (the tuner or a receiver lowered it), connections must drain: a request
     // behind would take the place of the one ahead and keep its connection for ever. A level's
     // worth of them is kept busy meanwhile, or the link would empty as the drain ends.
-    if (!isKeptThroughDrain(ahead))
+    if (!isKeptThroughDrain(head))
         return;
     const EndpointLease lease = it->lease;
     if (!m_pool.takesRequests(lease.endpoint) || m_pool.isUnchecked(lease.endpoint) || !mayPushData())

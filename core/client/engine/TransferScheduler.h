@@ -144,8 +144,9 @@ private:
     void pump();
     // Requests in flight that count in the level: not those sent behind another.
     int requestsAtLevel() const { return int(m_inFlight.size()) - m_requestsBehind; }
-    // Sends a ready chunk (else a whole file) behind `ahead`, a chunk or whole file whose body is
-    // all written, where the protocol allows it and the connections are not above the level.
+    // Sends a ready chunk (else a whole file) behind `ahead`, the last request on its connection,
+    // a chunk or whole file whose body is all written, where the protocol allows it, the
+    // connections are not above the level and those behind the first carry under m_pipelineBytes.
     void sendBehind(WireCall *ahead);
     // Above the level: is `ahead`'s connection one of the level's worth kept through the drain?
     bool isKeptThroughDrain(WireCall *ahead);
@@ -167,7 +168,11 @@ private:
     qint64 chunkSizeFor(const SourceFile &file) const;
     // How many connections a file's chunks should be spread over.
     int expectedConnections() const;
-    static constexpr qint64 MinSpreadChunk = 256 * 1024;
+    // The checks measured a round trip this short: a LAN.
+    bool isLan() const { return m_roundTripMs > 0 && m_roundTripMs < LanRttMs; }
+    static constexpr double LanRttMs = 2;
+    static constexpr qint64 MinSpreadChunk = 256 * 1024; // and a file this small goes whole
+    static constexpr qint64 MinPathChunk = 64 * 1024;    // the floor across a path with a round trip
     bool mayPushData();
 
     UploadContext contextFor(const TransferJob &job, const EndpointLease &lease) const;
@@ -232,11 +237,19 @@ private:
     int m_chunksHashing = 0;
     QHash<WireCall *, InFlight> m_inFlight;
     int m_requestsBehind = 0; // of m_inFlight, sent behind another (pipelined)
+    // How many bytes may wait behind the request a connection's answer comes for: twice what a
+    // connection sends while an answer comes back. Until a second of the transfer is measured,
+    // what one request of MinSpreadChunk behind another allowed: a rate measured sooner is the
+    // connections' slow start and the requests' first round trip, and would hold them there.
+    qint64 m_pipelineBytes = MinSpreadChunk;
+    static constexpr int MaxRequestsBehind = 32;
+    static constexpr qint64 RecentRateMs = 1000;
     qint64 m_bytesAcknowledged = 0;
     qint64 m_bytesInFlight = 0;
     qint64 m_bytesSent = 0;       // every byte sent, resends included: the rate
     qint64 m_bytesDelivered = -1; // acknowledged at the TCP level (the transport's count), -1: unknown
     RateMeter m_rate;
+    RateMeter m_recentRate{RecentRateMs}; // for m_pipelineBytes: it must follow a level's change quickly
     RateLimiter m_limiter;
     EndpointScorer m_scorer;
     ConcurrencyTuner m_tuner;

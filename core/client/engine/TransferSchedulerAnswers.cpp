@@ -28,9 +28,14 @@ void TransferScheduler::onCallFinished(WireCall *call)
     } else {
         handleAnswer(job, request, reply);
     }
-    // The chunk that took this one's place may have its body written already: one more behind it.
-    if (const auto next = m_inFlight.constFind(promoted); next != m_inFlight.cend() && isBodyWritten(*next))
-        sendBehind(promoted);
+    // Those behind the one that took this one's place carry fewer bytes now: one more may go behind
+    // the last of them, if its body is written already.
+    WireCall *last = promoted;
+    for (auto next = m_inFlight.constFind(last); next != m_inFlight.cend() && next->behind;
+         next = m_inFlight.constFind(last))
+        last = next->behind;
+    if (const auto tail = m_inFlight.constFind(last); tail != m_inFlight.cend() && isBodyWritten(*tail))
+        sendBehind(last);
     pump();
 }
 
@@ -38,12 +43,16 @@ WireCall *TransferScheduler::handOnPlace(InFlight &request)
 {
     if (request.ahead) {
         // Ended before the one ahead of it (cancelled, or their connection ended): it held no
-        // lease, and the one ahead goes on alone.
+        // lease, and the one behind it, if any, now follows the one ahead.
         --m_requestsBehind;
         if (auto ahead = m_inFlight.find(request.ahead); ahead != m_inFlight.end())
-            ahead->behind = nullptr;
+            ahead->behind = request.behind;
+        if (auto behind = m_inFlight.find(request.behind); behind != m_inFlight.end())
+            behind->ahead = request.ahead;
         request.ahead = nullptr;
+        request.behind = nullptr;
         request.holdsLease = false;
+        return nullptr;
     }
     WireCall *next = std::exchange(request.behind, nullptr);
     auto behind = next ? m_inFlight.find(next) : m_inFlight.end();

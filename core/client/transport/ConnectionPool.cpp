@@ -112,9 +112,8 @@ DirectConnection *ConnectionPool::open(const Endpoint &endpoint, const QString &
             });
     connect(connection, &DirectConnection::closed, this, [this, connection] { retire(connection); });
     connect(connection, &DirectConnection::bytesSent, this, [this, connection](qint64 total) {
-        DirectCall *writing = m_behind.value(connection);
-        if (!writing)
-            writing = m_running.value(connection);
+        const QList<DirectCall *> behind = m_behind.value(connection);
+        DirectCall *writing = behind.isEmpty() ? m_running.value(connection) : behind.last();
         if (writing)
             Q_EMIT writing->bytesSent(total);
     });
@@ -125,9 +124,8 @@ void ConnectionPool::begin(DirectCall *call, bool fresh)
 {
     DirectConnection *ahead = call->behind;
     call->behind = nullptr;
-    if (ahead && !fresh && ahead->takesRequestBehind() && m_running.contains(ahead) &&
-        !m_behind.contains(ahead)) {
-        m_behind.insert(ahead, call);
+    if (ahead && !fresh && ahead->takesRequestBehind() && m_running.contains(ahead)) {
+        m_behind[ahead].append(call);
         call->connection = ahead;
         ahead->startBehind(call->request());
         return;
@@ -147,10 +145,13 @@ void ConnectionPool::onFinished(DirectConnection *connection, const WireReply &r
     DirectCall *call = m_running.take(connection);
     if (call)
         call->connection = nullptr;
-    if (DirectCall *next = m_behind.take(connection)) {
-        // The call behind is the next to be answered: the connection carries it on, or (closed)
-        // reports its end right after this one's, and is retired then.
-        m_running.insert(connection, next);
+    if (auto behind = m_behind.find(connection); behind != m_behind.end()) {
+        // The first call behind is the next to be answered: the connection carries it on, or
+        // (closed) reports its end right after this one's, and is retired after the last's.
+        if (DirectCall *next = behind->takeFirst())
+            m_running.insert(connection, next);
+        if (behind->isEmpty())
+            m_behind.erase(behind);
     } else if (connection->state() == DirectConnection::State::Idle) {
         if (auto *tls = qobject_cast<TlsChannel *>(&connection->channel())) {
             const QByteArray ticket = tls->sessionTicket();
@@ -210,8 +211,8 @@ void ConnectionPool::cancel(DirectCall *call, const QString &why)
     if (!call->connection)
         return;
     // finished() comes back through onFinished
-    if (m_behind.value(call->connection) == call)
-        call->connection->abortBehind(why);
+    if (const qsizetype index = m_behind.value(call->connection).indexOf(call); index >= 0)
+        call->connection->abortBehind(int(index), why);
     else
         call->connection->abort(why);
 }
@@ -222,9 +223,9 @@ void ConnectionPool::forget(DirectCall *call)
     DirectConnection *connection = std::exchange(call->connection, nullptr);
     if (!connection)
         return;
-    if (m_behind.value(connection) == call) {
-        m_behind.remove(connection);
-        connection->abortBehind(QStringLiteral("Operation canceled"));
+    if (const qsizetype index = m_behind.value(connection).indexOf(call); index >= 0) {
+        m_behind[connection][index] = nullptr; // its end still comes, in its turn, to nobody
+        connection->abortBehind(int(index), QStringLiteral("Operation canceled"));
         return;
     }
     m_running.remove(connection);

@@ -60,7 +60,9 @@ private:
     QHash<QString, QList<DirectConnection *>> m_idle;
     QHash<QString, QList<DirectConnection *>> m_warming; // opened for calls still to come
     QHash<DirectConnection *, DirectCall *> m_running;   // the call whose answer comes next
-    QHash<DirectConnection *, DirectCall *> m_behind;    // the call written behind it
+    // The calls written behind it, in the order of their answers (nullptr: one forgotten, whose
+    // answer, the connection's end, is still to come).
+    QHash<DirectConnection *, QList<DirectCall *>> m_behind;
     QHash<DirectConnection *, QString> m_keys;
     QHash<QString, QByteArray> m_sessionTickets; // by origin, for TLS resumption
     // Delivery: per connection the bytes acknowledged at the last sample; a connection counts

@@ -45,7 +45,7 @@ void DirectConnection::start(const OutgoingRequest &request)
 {
     m_hasRequest = true;
     m_current = Exchange{request};
-    m_behind.reset();
+    m_behind.clear();
     m_parser = std::make_unique<HttpResponseParser>(request.headRequest);
     ++m_exchanges;
     touch();
@@ -63,13 +63,13 @@ void DirectConnection::start(const OutgoingRequest &request)
 
 bool DirectConnection::takesRequestBehind() const
 {
-    return m_state == State::Busy && m_current.sendingDone && !m_behind;
+    return m_state == State::Busy && writing().sendingDone && int(m_behind.size()) < MaxBehind;
 }
 
 void DirectConnection::startBehind(const OutgoingRequest &request)
 {
     Q_ASSERT(takesRequestBehind());
-    m_behind = Exchange{request};
+    m_behind.push_back(Exchange{request});
     ++m_exchanges;
     touch();
     pushRequest();
@@ -173,8 +173,8 @@ void DirectConnection::bodyUnreadable()
                              .arg(exchange.request.fileOffset + exchange.fileSent)
                              .arg(exchange.request.fileOffset + exchange.request.fileLength);
     reply.unreadableBody = reply.networkError;
-    if (m_behind)
-        closeBoth(unansweredPartner(), true, reply); // the current one was sent whole
+    if (!m_behind.empty())
+        closeAll(unansweredPartner(), true, int(m_behind.size()) - 1, reply); // the others were sent whole
     else
         endExchange(reply, false);
 }
@@ -235,8 +235,8 @@ void DirectConnection::onReadable()
             // and bytes after the answer were never asked for, unless a request waits behind:
             // they are the start of its answer. Otherwise the connection is out of step.
             const bool inStep =
-                m_current.sendingDone && m_parser->keepsAlive() && (offset == got || m_behind);
-            const bool behind = m_behind.has_value();
+                m_current.sendingDone && m_parser->keepsAlive() && (offset == got || !m_behind.empty());
+            const bool behind = !m_behind.empty();
             endExchange(replyFromParser(), inStep);
             if (!inStep || !behind || m_state != State::Busy)
                 return; // ended, or a receiver of finished() ended the one behind too
@@ -271,14 +271,14 @@ void DirectConnection::abort(const QString &why)
     endExchange(reply, false);
 }
 
-void DirectConnection::abortBehind(const QString &why)
+void DirectConnection::abortBehind(int index, const QString &why)
 {
-    if (m_state != State::Busy || !m_behind)
+    if (m_state != State::Busy || index < 0 || index >= int(m_behind.size()))
         return;
     // Its bytes are on the wire behind the current request's: only closing takes them back.
     WireReply reply;
     reply.networkError = why;
-    closeBoth(unansweredPartner(), true, reply);
+    closeAll(unansweredPartner(), true, index, reply);
 }
 
 WireReply DirectConnection::unansweredPartner()
@@ -304,15 +304,16 @@ void DirectConnection::onWatchdog()
 
 void DirectConnection::endExchange(WireReply reply, bool keepOpen, bool retryable)
 {
-    if (!keepOpen && m_behind) {
-        // The request behind never had an answer started: it ends with the connection.
-        closeBoth(reply, retryable, unansweredPartner());
+    if (!keepOpen && !m_behind.empty()) {
+        // The requests behind never had an answer started: they end with the connection.
+        closeAll(reply, retryable);
         return;
     }
     m_watchdog.stop();
-    if (keepOpen && m_behind) {
-        // The answer is in; the request behind it is now the current one.
-        m_current = *std::exchange(m_behind, std::nullopt);
+    if (keepOpen && !m_behind.empty()) {
+        // The answer is in; the first request behind it is now the current one.
+        m_current = std::move(m_behind.front());
+        m_behind.pop_front();
         m_parser = std::make_unique<HttpResponseParser>(m_current.request.headRequest);
         touch();
         armWatchdog();
@@ -331,19 +332,24 @@ void DirectConnection::endExchange(WireReply reply, bool keepOpen, bool retryabl
     Q_EMIT finished(reply, retryable);
 }
 
-void DirectConnection::closeBoth(const WireReply &currentReply, bool currentRetryable,
-                                 const WireReply &behindReply)
+void DirectConnection::closeAll(const WireReply &currentReply, bool currentRetryable, int failedBehind,
+                                const WireReply &behindReply)
 {
+    const int behind = int(m_behind.size());
     m_watchdog.stop();
     m_parser.reset();
     m_current = {};
-    m_behind.reset();
+    m_behind.clear();
     m_hasRequest = false;
     closeChannel();
     m_state = State::Closed;
     // A request behind another had no answer begun: sending it again cannot repeat one.
     Q_EMIT finished(currentReply, currentRetryable);
-    Q_EMIT finished(behindReply, behindReply.closedUnanswered);
+    const WireReply partner = unansweredPartner();
+    for (int i = 0; i < behind; ++i) {
+        const WireReply &reply = i == failedBehind ? behindReply : partner;
+        Q_EMIT finished(reply, reply.closedUnanswered);
+    }
 }
 
 std::optional<TcpInfo::Reading> DirectConnection::tcpReading() const

@@ -21,6 +21,7 @@ public:
         if (ahead && !ahead->m_done) {
             // Behind it until it ends, then in its place.
             ahead->m_behind = this;
+            m_ahead = ahead;
             m_isBehind = true;
             ++m_runningBehind;
         }
@@ -50,6 +51,15 @@ public:
 
     ~FakeCall() override { --*m_alive; }
 
+    // How many calls are ahead of this one on its connection.
+    int depth() const
+    {
+        int depth = 0;
+        for (const FakeCall *call = this; call && call->m_isBehind; call = call->m_ahead)
+            ++depth;
+        return depth;
+    }
+
     void abort() override
     {
         if (m_done)
@@ -67,10 +77,17 @@ private:
             return;
         m_done = true;
         --m_running;
-        if (m_isBehind)
+        if (m_isBehind) {
+            // Ended before the one ahead (answered first): the one behind follows that one now.
             --m_runningBehind;
-        if (m_behind && m_behind->m_isBehind) {
+            m_isBehind = false;
+            if (m_ahead)
+                m_ahead->m_behind = m_behind;
+            if (m_behind)
+                m_behind->m_ahead = m_ahead;
+        } else if (m_behind && m_behind->m_isBehind) {
             m_behind->m_isBehind = false;
+            m_behind->m_ahead = nullptr;
             --m_runningBehind;
         }
         Q_EMIT finished();
@@ -79,6 +96,7 @@ private:
     int &m_running;
     int &m_runningBehind;
     std::shared_ptr<int> m_alive;
+    QPointer<FakeCall> m_ahead;
     QPointer<FakeCall> m_behind;
     bool m_isBehind = false;
     WireReply m_reply;
@@ -118,6 +136,7 @@ WireCall *FakeTransport::sendBehind(WireCall *ahead, const EndpointLease &lease,
     auto *call = new FakeCall(answer, request.bodyLength(), m_running, m_runningBehind, m_alive,
                               static_cast<FakeCall *>(ahead));
     call->setProperty("connection", sent.connection);
+    m_deepestBehind = std::max(m_deepestBehind, call->depth());
     return call;
 }
 

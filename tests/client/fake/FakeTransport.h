@@ -47,6 +47,8 @@ public:
     int sentBehind(const QString &pathPrefix = {}) const;
     // The most calls running at once that were not sent behind another.
     int mostRunningAhead() const { return m_mostRunningAhead; }
+    // The most calls there were ahead of one sent behind (1: one behind another, no deeper).
+    int deepestBehind() const { return m_deepestBehind; }
     void closeIdleConnections() override { ++m_idleClosures; }
     // Records the most connections asked to be open per endpoint.
     void warmUp(int endpoint, const QUrl &, int connections) override
@@ -71,6 +73,7 @@ private:
     int m_running = 0;
     int m_runningBehind = 0;
     int m_mostRunningAhead = 0;
+    int m_deepestBehind = 0;
     bool m_pipelines = false;
     std::shared_ptr<int> m_alive = std::make_shared<int>(0);
 };
