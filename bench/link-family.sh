@@ -9,6 +9,8 @@
 #   WORKLOADS="big small mix"   CLIENTS="multilane curl8" (also: multilane-unpipelined, the same
 #                   client with no chunk sent behind another, for an A/B of pipelining)
 #   BIG_SECONDS=20  the big file's size in seconds of the link's uplink
+#   ONLY=3,11       only these links of the seed (to look at a few again)
+#   TUNER_LOGS=DIR  each Multilane run's tuner log (its decisions, window by window) into DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MULTILANE_BOOTSTRAP_EXTRA="time python3 gnuplot-nox" scripts/bootstrap.sh

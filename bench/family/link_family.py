@@ -153,11 +153,11 @@ def seconds_to_90(samples, start, end):
     return None
 
 
-def run_timed(command, timeout, env=None):
+def run_timed(command, timeout, env=None, stderr_path=None):
     started = time.time()
     timed = ["/usr/bin/time", "-f", "%e %U %S %M", "-o", "/tmp/link-family.time"] + command
-    process = subprocess.Popen(timed, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True,
-                               env=env)
+    stderr = open(stderr_path, "w") if stderr_path else subprocess.DEVNULL
+    process = subprocess.Popen(timed, stdout=subprocess.PIPE, stderr=stderr, start_new_session=True, env=env)
     try:
         output, _ = process.communicate(timeout=timeout)
         code = process.returncode
@@ -297,10 +297,16 @@ def run_client(client, build, binary, receiver, link, folder, work, size, link_s
     timeout = max(60.0, 4 * link_seconds)
     dest = f"r{time.time_ns()}"
     env = None
+    stderr_path = None
+    logs = os.environ.get("TUNER_LOGS")  # a folder: each Multilane run's tuner log goes there
+    if logs and client.startswith("multilane"):
+        os.makedirs(logs, exist_ok=True)
+        stderr_path = os.path.join(logs, f"link{link['index']}-{os.path.basename(folder)}-{client}.log")
+        env = dict(os.environ, QT_LOGGING_RULES="multilane.tuner.debug=true")
     if client == "multilane-unpipelined":
         # The same client with no chunk sent behind another (DirectTransport's switch): an A/B
         # of pipelining in one run.
-        env = dict(os.environ, MULTILANE_PIPELINING="off")
+        env = dict(env or os.environ, MULTILANE_PIPELINING="off")
     if client.startswith("multilane"):
         command = [binary, "upload", "--quiet", "--json", "--state-dir", os.path.join(work, "state"),
                    "--dest", dest] + sum((["--endpoint", u] for u in sim.urls), []) + [folder + "/"]
@@ -309,7 +315,7 @@ def run_client(client, build, binary, receiver, link, folder, work, size, link_s
         script = 'ls "$1" | xargs -P 8 -I{} curl -sf -o /dev/null -T "$1/{}" "$2/v1/files/$3/"'
         command = ["bash", "-c", script, "_", folder, sim.urls[0], dest]
     started = time.time()
-    code, stdout, wall, cpu = run_timed(command, timeout, env)
+    code, stdout, wall, cpu = run_timed(command, timeout, env, stderr_path)
     ended = time.time()
     samples = sim.samples()
     sim.stop()
