@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <limits>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -16,22 +18,31 @@ namespace multilane::linksim {
 
 namespace {
 
-// With any shaping on, the kernel must not hide megabytes of extra buffering in front of the
-// emulated link (loopback autotuning grows a receive buffer to 32 MiB here): the sender should
-// feel the link's backpressure. The buffer follows the rate a connection may reach: 20 ms of it,
-// between 16 and 256 KiB. Bigger than that, the kernel opens the window of a connection that
-// linksim reads slowly in steps of half the buffer (hundreds of KiB at once), and a sender that
-// measures what was acknowledged sees it stand still for half a second at a time; a real
-// receiver reads as fast as the network delivers. Without shaping, the kernel's defaults are
-// fastest.
-int shapedReceiveBuffer(const LinkOptions &options)
+// With any shaping on, the kernel must not hide extra buffering in front of the emulated link
+// (loopback autotuning grows a receive buffer to 32 MiB here): the sender should feel the link's
+// backpressure, and what its kernel counts as acknowledged should be what the link took, as on a
+// real path, where a byte is acknowledged only once it has crossed the bottleneck. Bytes in
+// linksim's receive buffer are acknowledged but still wait for the link, so the buffer holds
+// 20 ms of the rate this connection can get now: its own cap, its window (the delay line across
+// half a round trip), and its share of the total among the connections open. Sized for one
+// connection's cap alone, 192 connections sharing 5.5 MB/s had 9 MB acknowledged ahead of the
+// link (1.6 s of it), so a sender that counts what was acknowledged saw a burst as connections
+// opened and then next to nothing while the buffers drained. Bigger than 256 KiB, the kernel
+// opens the window of a connection that linksim reads slowly in steps of half the buffer; below
+// 8 KiB the window holds too few segments. Without shaping, the kernel's defaults are fastest.
+int shapedReceiveBuffer(const LinkOptions &options, std::size_t connections)
 {
-    const double rate = options.perConnectionRate > 0 ? options.perConnectionRate
-                        : options.totalRate > 0       ? options.totalRate
-                                                      : 0;
-    if (rate <= 0)
+    double rate = std::numeric_limits<double>::infinity();
+    if (options.perConnectionRate > 0)
+        rate = options.perConnectionRate;
+    if (options.totalRate > 0)
+        rate = std::min(rate, options.totalRate / static_cast<double>(std::max<std::size_t>(connections, 1)));
+    if (options.rtt.count() > 0)
+        rate = std::min(rate, static_cast<double>(options.bufferBytes) /
+                                  std::chrono::duration<double>(options.rtt / 2).count());
+    if (!std::isfinite(rate))
         return 256 * 1024;
-    return std::clamp(static_cast<int>(rate * 0.02), 16 * 1024, 256 * 1024);
+    return static_cast<int>(std::clamp(rate * 0.02, 8.0 * 1024, 256.0 * 1024));
 }
 
 // And the segments the sender's side sees are a WAN's, not loopback's 64 KiB: the receive window
@@ -106,8 +117,9 @@ struct LinkSimulator::Connection {
     TimePoint opened;
     Socket client;
     Socket server;
-    Pipe up;   // client -> server: the uplink
-    Pipe down; // server -> client
+    Pipe up;               // client -> server: the uplink
+    Pipe down;             // server -> client
+    int receiveBuffer = 0; // what the client's side was last set to
     Tag clientTag{Tag::Kind::Socket, &client};
     Tag serverTag{Tag::Kind::Socket, &server};
 };
@@ -172,7 +184,7 @@ std::optional<std::string> LinkSimulator::start()
         listener->fd = ::socket(found->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         setOption(listener->fd, SOL_SOCKET, SO_REUSEADDR, 1);
         if (shaped) {
-            setOption(listener->fd, SOL_SOCKET, SO_RCVBUF, shapedReceiveBuffer(m_options)); // inherited
+            setOption(listener->fd, SOL_SOCKET, SO_RCVBUF, shapedReceiveBuffer(m_options, 1)); // inherited
             setOption(listener->fd, IPPROTO_TCP, TCP_MAXSEG, ShapedSegmentSize);
         }
         const bool bound = listener->fd >= 0 &&
@@ -306,7 +318,7 @@ void LinkSimulator::accept(Listener &listener, TimePoint now)
         setOption(clientFd, IPPROTO_TCP, TCP_NODELAY, 1);
         setOption(serverFd, IPPROTO_TCP, TCP_NODELAY, 1);
         if (shaped)
-            setOption(serverFd, SOL_SOCKET, SO_RCVBUF, shapedReceiveBuffer(m_options));
+            setOption(serverFd, SOL_SOCKET, SO_RCVBUF, shapedReceiveBuffer(m_options, 1));
         auto connection = std::make_unique<Connection>(++m_accepted, listener, clientFd, serverFd, m_options,
                                                        m_totalRate ? &*m_totalRate : nullptr, now);
         const int connected =
@@ -319,6 +331,28 @@ void LinkSimulator::accept(Listener &listener, TimePoint now)
         addToEpoll(m_epoll, clientFd, interest, &connection->clientTag);
         addToEpoll(m_epoll, serverFd, interest, &connection->serverTag);
         m_connections.push_back(std::move(connection));
+        fitReceiveBuffers();
+    }
+}
+
+void LinkSimulator::fitReceiveBuffers()
+{
+    const bool shaped =
+        m_options.perConnectionRate > 0 || m_options.totalRate > 0 || m_options.rtt.count() > 0;
+    if (!shaped)
+        return;
+    const int size = shapedReceiveBuffer(m_options, m_connections.size());
+    // Each connection set on its own, once, then all of them when the share has moved by a
+    // quarter: not hundreds of calls for each connection that opens.
+    const bool moved =
+        m_receiveBuffer == 0 || size < m_receiveBuffer * 3 / 4 || size > m_receiveBuffer * 5 / 4;
+    if (moved)
+        m_receiveBuffer = size;
+    for (const auto &connection : m_connections) {
+        if (moved || connection->receiveBuffer == 0) {
+            setOption(connection->client.fd, SOL_SOCKET, SO_RCVBUF, m_receiveBuffer);
+            connection->receiveBuffer = m_receiveBuffer;
+        }
     }
 }
 
@@ -388,6 +422,7 @@ std::optional<TimePoint> LinkSimulator::nextWake(TimePoint now)
 
 void LinkSimulator::closeFinished(TimePoint now)
 {
+    const std::size_t before = m_connections.size();
     std::erase_if(m_connections, [&](const std::unique_ptr<Connection> &connection) {
         const bool done =
             connection->server.failed || (connection->up.finished() && connection->down.finished());
@@ -402,6 +437,8 @@ void LinkSimulator::closeFinished(TimePoint now)
         m_upOfClosed += connection->up.bytesAccepted();
         return true;
     });
+    if (m_connections.size() != before)
+        fitReceiveBuffers();
 }
 
 void LinkSimulator::logClose(const Connection &connection, TimePoint now) const

@@ -39,6 +39,8 @@ private:
     void shareTotalRate(TimePoint now);
     std::optional<TimePoint> nextWake(TimePoint now);
     void closeFinished(TimePoint now);
+    // Each connection's receive buffer to its share of the link (see shapedReceiveBuffer).
+    void fitReceiveBuffers();
     void logClose(const Connection &connection, TimePoint now) const;
     void report(TimePoint now);
 
@@ -57,6 +59,7 @@ private:
     TimePoint m_started{};
     TimePoint m_nextReport{};
     std::uint64_t m_upOfClosed = 0; // bytes up of connections already closed
+    int m_receiveBuffer = 0;        // what the connections' receive buffers were last set to
 };
 
 } // namespace multilane::linksim
