@@ -30,6 +30,8 @@ namespace {
 // opened and then next to nothing while the buffers drained. Bigger than 256 KiB, the kernel
 // opens the window of a connection that linksim reads slowly in steps of half the buffer; below
 // 8 KiB the window holds too few segments. Without shaping, the kernel's defaults are fastest.
+constexpr int SmallestReceiveBuffer = 8 * 1024;
+
 int shapedReceiveBuffer(const LinkOptions &options, std::size_t connections)
 {
     double rate = std::numeric_limits<double>::infinity();
@@ -42,7 +44,7 @@ int shapedReceiveBuffer(const LinkOptions &options, std::size_t connections)
                                   std::chrono::duration<double>(options.rtt / 2).count());
     if (!std::isfinite(rate))
         return 256 * 1024;
-    return static_cast<int>(std::clamp(rate * 0.02, 8.0 * 1024, 256.0 * 1024));
+    return static_cast<int>(std::clamp(rate * 0.02, double(SmallestReceiveBuffer), 256.0 * 1024));
 }
 
 // And the segments the sender's side sees are a WAN's, not loopback's 64 KiB: the receive window
@@ -119,7 +121,7 @@ struct LinkSimulator::Connection {
     Socket server;
     Pipe up;               // client -> server: the uplink
     Pipe down;             // server -> client
-    int receiveBuffer = 0; // what the client's side was last set to
+    int receiveBuffer = 0; // the client side's, from the listener or grown since
     Tag clientTag{Tag::Kind::Socket, &client};
     Tag serverTag{Tag::Kind::Socket, &server};
 };
@@ -184,7 +186,9 @@ std::optional<std::string> LinkSimulator::start()
         listener->fd = ::socket(found->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         setOption(listener->fd, SOL_SOCKET, SO_REUSEADDR, 1);
         if (shaped) {
-            setOption(listener->fd, SOL_SOCKET, SO_RCVBUF, shapedReceiveBuffer(m_options, 1)); // inherited
+            // Inherited: each connection starts at the smallest and is grown to its share once
+            // accepted (fitReceiveBuffers).
+            setOption(listener->fd, SOL_SOCKET, SO_RCVBUF, SmallestReceiveBuffer);
             setOption(listener->fd, IPPROTO_TCP, TCP_MAXSEG, ShapedSegmentSize);
         }
         const bool bound = listener->fd >= 0 &&
@@ -330,6 +334,7 @@ void LinkSimulator::accept(Listener &listener, TimePoint now)
         const std::uint32_t interest = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
         addToEpoll(m_epoll, clientFd, interest, &connection->clientTag);
         addToEpoll(m_epoll, serverFd, interest, &connection->serverTag);
+        connection->receiveBuffer = SmallestReceiveBuffer; // inherited from the listener
         m_connections.push_back(std::move(connection));
         fitReceiveBuffers();
     }
@@ -341,17 +346,18 @@ void LinkSimulator::fitReceiveBuffers()
         m_options.perConnectionRate > 0 || m_options.totalRate > 0 || m_options.rtt.count() > 0;
     if (!shaped)
         return;
-    const int size = shapedReceiveBuffer(m_options, m_connections.size());
-    // Each connection set on its own, once, then all of them when the share has moved by a
-    // quarter: not hundreds of calls for each connection that opens.
-    const bool moved =
-        m_receiveBuffer == 0 || size < m_receiveBuffer * 3 / 4 || size > m_receiveBuffer * 5 / 4;
-    if (moved)
-        m_receiveBuffer = size;
+    // A receive buffer is only ever grown: shrunk under a window the sender was already given,
+    // the kernel prunes and drops segments in flight (retransmissions and, on loopback, 200 ms
+    // timeouts: curl's per-file connections got a third slower). So a connection starts at the
+    // smallest (the listener's, before its handshake), is grown to its share of the link as it is
+    // accepted, and grows again as others close; one that opened when few were open keeps its
+    // bigger buffer while more open. Grown again only once the share has risen by a quarter:
+    // not for every connection that closes.
+    const int share = shapedReceiveBuffer(m_options, m_connections.size());
     for (const auto &connection : m_connections) {
-        if (moved || connection->receiveBuffer == 0) {
-            setOption(connection->client.fd, SOL_SOCKET, SO_RCVBUF, m_receiveBuffer);
-            connection->receiveBuffer = m_receiveBuffer;
+        if (share > connection->receiveBuffer * 5 / 4) {
+            setOption(connection->client.fd, SOL_SOCKET, SO_RCVBUF, share);
+            connection->receiveBuffer = share;
         }
     }
 }

@@ -59,7 +59,6 @@ private:
     TimePoint m_started{};
     TimePoint m_nextReport{};
     std::uint64_t m_upOfClosed = 0; // bytes up of connections already closed
-    int m_receiveBuffer = 0;        // what the connections' receive buffers were last set to
 };
 
 } // namespace multilane::linksim
