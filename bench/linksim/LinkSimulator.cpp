@@ -24,12 +24,12 @@ namespace {
 // real path, where a byte is acknowledged only once it has crossed the bottleneck. Bytes in
 // linksim's receive buffer are acknowledged but still wait for the link, so the buffer holds
 // 20 ms of the rate this connection can get now: its own cap, its window (the delay line across
-// half a round trip), and its share of the total among the connections open. Sized for one
-// connection's cap alone, 192 connections sharing 5.5 MB/s had 9 MB acknowledged ahead of the
-// link (1.6 s of it), so a sender that counts what was acknowledged saw a burst as connections
-// opened and then next to nothing while the buffers drained. Bigger than 256 KiB, the kernel
-// opens the window of a connection that linksim reads slowly in steps of half the buffer; below
-// 8 KiB the window holds too few segments. Without shaping, the kernel's defaults are fastest.
+// half a round trip), and its share of the total among the connections open. Bigger, many
+// connections together hold seconds of the link, and a sender that counts what was acknowledged
+// sees a burst as connections open, then next to nothing while the buffers drain. Bigger than
+// 256 KiB, the kernel opens the window of a connection that linksim reads slowly in steps of half
+// the buffer; below 8 KiB the window holds too few segments. Without shaping, the kernel's
+// defaults are fastest.
 constexpr int SmallestReceiveBuffer = 8 * 1024;
 
 int shapedReceiveBuffer(const LinkOptions &options, std::size_t connections)
@@ -163,8 +163,7 @@ std::optional<std::string> LinkSimulator::start()
     if (m_signals < 0 || !addToEpoll(m_epoll, m_signals, EPOLLIN, &g_signalTag))
         return errorText("signalfd");
 
-    const bool shaped =
-        m_options.perConnectionRate > 0 || m_options.totalRate > 0 || m_options.rtt.count() > 0;
+    const bool shaped = isShaped();
     for (const Route &route : m_options.routes) {
         auto listener = std::make_unique<Listener>();
         listener->route = route;
@@ -306,8 +305,7 @@ void LinkSimulator::handleEvent(void *tagPointer, std::uint32_t events)
 
 void LinkSimulator::accept(Listener &listener, TimePoint now)
 {
-    const bool shaped =
-        m_options.perConnectionRate > 0 || m_options.totalRate > 0 || m_options.rtt.count() > 0;
+    const bool shaped = isShaped();
     for (;;) {
         const int clientFd = ::accept4(listener.fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (clientFd < 0)
@@ -340,15 +338,18 @@ void LinkSimulator::accept(Listener &listener, TimePoint now)
     }
 }
 
+bool LinkSimulator::isShaped() const
+{
+    return m_options.perConnectionRate > 0 || m_options.totalRate > 0 || m_options.rtt.count() > 0;
+}
+
 void LinkSimulator::fitReceiveBuffers()
 {
-    const bool shaped =
-        m_options.perConnectionRate > 0 || m_options.totalRate > 0 || m_options.rtt.count() > 0;
-    if (!shaped)
+    if (!isShaped())
         return;
     // A receive buffer is only ever grown: shrunk under a window the sender was already given,
     // the kernel prunes and drops segments in flight (retransmissions and, on loopback, 200 ms
-    // timeouts: curl's per-file connections got a third slower). So a connection starts at the
+    // timeouts that no real link of this rate has). So a connection starts at the
     // smallest (the listener's, before its handshake), is grown to its share of the link as it is
     // accepted, and grows again as others close; one that opened when few were open keeps its
     // bigger buffer while more open. Grown again only once the share has risen by a quarter:

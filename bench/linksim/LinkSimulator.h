@@ -39,6 +39,8 @@ private:
     void shareTotalRate(TimePoint now);
     std::optional<TimePoint> nextWake(TimePoint now);
     void closeFinished(TimePoint now);
+    // Any rate, round trip or window: the kernel's own buffering must then stay out of the way.
+    bool isShaped() const;
     // Each connection's receive buffer to its share of the link (see shapedReceiveBuffer).
     void fitReceiveBuffers();
     void logClose(const Connection &connection, TimePoint now) const;
