@@ -185,9 +185,11 @@ private Q_SLOTS:
         const auto estimate = remeasured.first().first().value<LinkEstimate>();
         qInfo("measured again: %s; %lld files started after", qPrintable(estimate.summary()),
               qint64(startedAfter.size()));
-        // The probe's 12 streams could get 12 MB/s from the old link, 60 from the new one
-        // (measured 60 MB/s); twice the old is the bound, for busy or sanitized runs.
-        QVERIFY2(estimate.bytesPerSecond > 24e6, qPrintable(estimate.summary()));
+        // The probe's 12 streams could get at most 12 MB/s from the old link (linksim holds a
+        // connection's rate to within a percent), 60 from the new one (60-66 MB/s measured alone,
+        // 23 once beside the other suites under the sanitizers on two cores): half as much again
+        // as the old link can give is only the new link's.
+        QVERIFY2(estimate.bytesPerSecond > 18e6, qPrintable(estimate.summary()));
         QVERIFY(!startedAfter.isEmpty());
         for (int i = 0; i < scheduler.jobCount(); ++i) {
             const TransferJob &job = scheduler.job(i);

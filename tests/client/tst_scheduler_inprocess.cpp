@@ -17,6 +17,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <functional>
+#include <utility>
+
 using namespace multilane;
 using namespace multilane::testing;
 using Answer = FakeTransport::Answer;
@@ -71,6 +74,17 @@ class TestSchedulerInProcess : public QObject {
         return rig;
     }
 
+    // One file of `chunks` of the rig's 64 KiB chunks, written as `name` in the test's folder
+    // (none if it could not be written).
+    QList<SourceFile> chunkedFile(const QString &name, int chunks)
+    {
+        const QString path = m_dir.filePath(name);
+        const qint64 size = qint64(chunks) * 64 * 1024;
+        if (!TestFiles::write(path, size, quint32(chunks)))
+            return {};
+        return {{path, name, size, QFileInfo(path).lastModified().toMSecsSinceEpoch()}};
+    }
+
     static bool runToEnd(TransferScheduler &scheduler)
     {
         QSignalSpy finished(&scheduler, &TransferScheduler::finished);
@@ -86,10 +100,11 @@ class TestSchedulerInProcess : public QObject {
         return n;
     }
 
-    // A hasher that says which jobs' chunks it was asked for while their create was out.
-    class HashAheadRecorder final : public ChunkHasher {
+    // A hasher that says which jobs' chunks it was asked for while their create was out, and that
+    // can hold chunk hashes back (a slow disk, a busy machine) until the test releases them.
+    class WatchedHasher final : public ChunkHasher {
     public:
-        HashAheadRecorder()
+        WatchedHasher()
         {
             connect(&m_worker, &ChunkHasher::chunkHashed, this, &ChunkHasher::chunkHashed);
             connect(&m_worker, &ChunkHasher::fileHashed, this, &ChunkHasher::fileHashed);
@@ -98,25 +113,40 @@ class TestSchedulerInProcess : public QObject {
         {
             if (scheduler && scheduler->job(job).state() == TransferState::Preparing)
                 ++hashedBeforeAttach;
+            if (hashedBeforeHolding >= 0 && m_passed >= hashedBeforeHolding) {
+                m_held.append([=, this] { m_worker.hashChunk(job, chunk, path, offset, length); });
+                return;
+            }
+            ++m_passed;
             m_worker.hashChunk(job, chunk, path, offset, length);
         }
         void hashFile(int job, const QString &path, qint64 chunkSize) override
         {
             m_worker.hashFile(job, path, chunkSize);
         }
+        void release()
+        {
+            hashedBeforeHolding = -1;
+            const QList<std::function<void()>> held = std::exchange(m_held, {});
+            for (const auto &hash : held)
+                hash();
+        }
         const TransferScheduler *scheduler = nullptr;
         int hashedBeforeAttach = 0;
+        int hashedBeforeHolding = -1; // >= 0: the chunk hashes after that many are held
 
     private:
         HashWorker m_worker{ChunkChecksumKind::Xxh3};
+        int m_passed = 0;
+        QList<std::function<void()>> m_held;
     };
 
     // Runs the files (two chunked, one whole) with a create answered late (`createBody` its body) and checks
     // that every chunk of the attached size went once, with its own bytes' checksum.
     void checkChunksOfALateCreate(const QByteArray &createBody, qint64 attachedChunkSize)
     {
-        auto hasher = std::make_unique<HashAheadRecorder>();
-        HashAheadRecorder *recorder = hasher.get();
+        auto hasher = std::make_unique<WatchedHasher>();
+        WatchedHasher *recorder = hasher.get();
         Rig r = rig(
             1,
             [createBody](const Sent &sent) {
@@ -653,11 +683,8 @@ private Q_SLOTS:
     // round trip per answer).
     void theLastChunksGoBehindOthersToo()
     {
-        const QString path = m_dir.filePath(QStringLiteral("tail.bin"));
-        QVERIFY(TestFiles::write(path, 48 * 64 * 1024, 48));
-        const QList<SourceFile> saved = m_files;
-        m_files = {{path, QStringLiteral("tail.bin"), 48 * 64 * 1024,
-                    QFileInfo(path).lastModified().toMSecsSinceEpoch()}};
+        const QList<SourceFile> saved = std::exchange(m_files, chunkedFile(QStringLiteral("tail.bin"), 48));
+        QVERIFY(!m_files.isEmpty());
         m_pipelines = true;
         Rig r = rig(2, [](const Sent &sent) {
             Answer answer;
@@ -689,11 +716,8 @@ private Q_SLOTS:
     // one request of 256 KiB behind another allowed: four of the rig's 64 KiB chunks).
     void shortChunksGoSeveralBehindOneAnother()
     {
-        const QString path = m_dir.filePath(QStringLiteral("deep.bin"));
-        QVERIFY(TestFiles::write(path, 40 * 64 * 1024, 41));
-        const QList<SourceFile> saved = m_files;
-        m_files = {{path, QStringLiteral("deep.bin"), 40 * 64 * 1024,
-                    QFileInfo(path).lastModified().toMSecsSinceEpoch()}};
+        const QList<SourceFile> saved = std::exchange(m_files, chunkedFile(QStringLiteral("deep.bin"), 40));
+        QVERIFY(!m_files.isEmpty());
         m_pipelines = true;
         Rig r = rig(1, [](const Sent &sent) {
             Answer answer;
@@ -760,6 +784,43 @@ private Q_SLOTS:
         r.scheduler->resume();
         QVERIFY(finished.wait(20000));
         QCOMPARE(count(*r.scheduler, TransferState::Done), 3);
+        QCOMPARE(r.pool->busy(0), 0);
+    }
+
+    // A chunk hashed after the bodies ahead of it were written (the hashes lag: a slow disk, a
+    // busy machine) still goes behind one of them, not a round trip later when one is answered.
+    void chunksHashedLateGoBehindToo()
+    {
+        const QList<SourceFile> saved = std::exchange(m_files, chunkedFile(QStringLiteral("late-hashes"), 8));
+        QVERIFY(!m_files.isEmpty());
+        auto hasher = std::make_unique<WatchedHasher>();
+        WatchedHasher *watched = hasher.get();
+        watched->hashedBeforeHolding = 2; // one chunk for each of the two connections
+        m_pipelines = true;
+        bool holding = true;
+        Rig r = rig(
+            1,
+            [&holding](const Sent &sent) {
+                Answer answer;
+                answer.hang = holding && sent.path.startsWith(QStringLiteral("/chunk/"));
+                return answer;
+            },
+            {}, std::move(hasher));
+        m_pipelines = false;
+        m_files = saved;
+        r.scheduler->start();
+        QTRY_COMPARE(r.transport->count(QStringLiteral("/chunk/")), r.pool->totalCapacity());
+        QTRY_COMPARE(r.scheduler->job(0).bytesInFlight(), 2 * 64 * 1024); // both bodies written
+        QCOMPARE(r.transport->sentBehind(), 0);
+        watched->release();
+        QTRY_VERIFY(r.transport->sentBehind(QStringLiteral("/chunk/")) > 0);
+        QCOMPARE(r.transport->mostRunningAhead(), r.pool->totalCapacity());
+        holding = false;
+        QSignalSpy finished(r.scheduler.get(), &TransferScheduler::finished);
+        r.scheduler->pause();
+        r.scheduler->resume();
+        QVERIFY(finished.wait(20000));
+        QCOMPARE(count(*r.scheduler, TransferState::Done), 1);
         QCOMPARE(r.pool->busy(0), 0);
     }
 

@@ -421,7 +421,12 @@ void TestLinksim::connectionsOpeningLoseNoSegments()
         ::close(fd);
     ::close(listener);
     QCOMPARE(received.load(), Streaming * BytesEach);
-    QCOMPARE(retransmitted, qint64(0));
+    qInfo("%lld segments retransmitted over %lld bytes", retransmitted, received.load());
+    // Buffers shrunk under the window lose segments by the hundred here (124 to 160). A machine
+    // busy with other work may retransmit one now and then (an acknowledgement processed after the
+    // timeout, a segment dropped while linksim held the socket): at most one per megabyte passes.
+    QVERIFY2(retransmitted <= Streaming * BytesEach / 1'000'000,
+             qPrintable(QStringLiteral("%1 segments retransmitted").arg(retransmitted)));
 }
 
 void TestLinksim::bytesArriveExactBothWays_data()

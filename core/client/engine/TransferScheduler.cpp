@@ -135,15 +135,6 @@ void TransferScheduler::capacityChanged(double rttMs)
         m_connections = std::min(m_fixedConnections, ceiling);
     }
     pump();
-    // An endpoint just passed its check: the requests sent to it before, their bodies written,
-    // get their next one behind now, not a round trip later when they are answered.
-    QList<WireCall *> written;
-    for (auto it = m_inFlight.cbegin(); it != m_inFlight.cend(); ++it) {
-        if (!it->behind && isBodyWritten(*it))
-            written.append(it.key());
-    }
-    for (WireCall *last : written)
-        sendBehind(last); // it adds to m_inFlight
 }
 
 void TransferScheduler::start()
@@ -252,6 +243,7 @@ void TransferScheduler::pump()
             break;
         }
     }
+    sendBehindWrittenBodies();
     warmUpForChunksToCome();
     startChunkHashing();
     m_pumping = false;
@@ -632,6 +624,20 @@ void TransferScheduler::track(WireCall *call, const InFlight &request)
                 sendBehind(call);
         });
     }
+}
+
+void TransferScheduler::sendBehindWrittenBodies()
+{
+    // Work that became ready while every connection was busy (a chunk hashed late, an endpoint
+    // that just passed its check, a limit lifted) goes behind the requests whose bodies are
+    // written now, not a round trip later when one of them is answered.
+    QList<WireCall *> written;
+    for (auto it = m_inFlight.cbegin(); it != m_inFlight.cend(); ++it) {
+        if (!it->behind && isBodyWritten(*it))
+            written.append(it.key());
+    }
+    for (WireCall *last : written)
+        sendBehind(last); // it adds to m_inFlight
 }
 
 void TransferScheduler::sendBehind(WireCall *ahead)

@@ -148,6 +148,8 @@ private:
     // a chunk or whole file whose body is all written, where the protocol allows it, the
     // connections are not above the level and those behind the first carry under m_pipelineBytes.
     void sendBehind(WireCall *ahead);
+    // sendBehind() for every request in flight whose body is written and has none behind it.
+    void sendBehindWrittenBodies();
     // Above the level: is `ahead`'s connection one of the level's worth kept through the drain?
     bool isKeptThroughDrain(WireCall *ahead);
     static bool isBodyWritten(const InFlight &request)
