@@ -424,10 +424,13 @@ void ConcurrencyTuner::judgeSteady(double rate, const Sample &sample)
     // Up, or down where the connections clearly share the uplink: each carries well below what one
     // carried at a lower level, so there are more than the link needs (a search that overshot,
     // its first windows undersold by slow start, comes down this way; at the knee a step down
-    // would only cost goodput). While the round trip is up and goodput is not, a queue is
-    // filling: down.
+    // would only cost goodput). A step down that held is followed by the next one only while the
+    // connections are still crowded: judged on one window against the one before, a step that
+    // cost a tenth passes as held on a noisy machine often enough to walk the level below what
+    // the link needs. While the round trip is up and goodput is not, a queue is filling: down.
     const bool crowded = m_bestPerConnection > 0 && rate / m_level < m_options.crowded * m_bestPerConnection;
-    const bool down = (m_descending || (m_probeDown && crowded) || m_queueing) && m_level > m_options.minimum;
+    const bool down =
+        (((m_descending || m_probeDown) && crowded) || m_queueing) && m_level > m_options.minimum;
     if (down) {
         m_probing = true;
         setLevel(m_level - std::max(1, m_level / 10));

@@ -139,7 +139,7 @@ private:
     double m_noise = 0;             // mean relative difference of two steady windows at one level
     int m_noiseLevel = 0;           // the last steady window's level and rate
     double m_noiseRate = 0;
-    bool m_descending = false; // the last step down held: the next goes down too
+    bool m_descending = false; // the last step down held: the next goes down too (if still crowded)
     double m_warmingRate = -1; // the last window's rate while new connections warm up
     double m_firstRate = 0;    // the first window's rate then
     QString m_reason;
