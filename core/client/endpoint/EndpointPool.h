@@ -53,6 +53,11 @@ public:
     int upCount() const;
     // The measured share (EndpointScorer), multiplied with the configured weight.
     void setScore(int endpoint, int score) { m_states[endpoint].score = std::max(1, score); }
+    // What acquire() weighs the endpoint by: its configured weight times its measured share.
+    int weightOf(int endpoint) const
+    {
+        return m_states.at(endpoint).endpoint.weight * m_states.at(endpoint).score;
+    }
     int totalCapacity() const;
     // What totalCapacity() will be once every receiver has said what it allows, as far as can be
     // told now: one that has not said yet is taken to allow what a receiver does by default.

@@ -4,6 +4,7 @@
 #include <QLoggingCategory>
 #include <algorithm>
 #include <climits>
+#include <utility>
 
 // QT_LOGGING_RULES="multilane.tuner.debug=true" shows each of the tuner's decisions.
 Q_LOGGING_CATEGORY(lcTuner, "multilane.tuner", QtWarningMsg)
@@ -135,6 +136,15 @@ void TransferScheduler::capacityChanged(double rttMs)
         m_connections = std::min(m_fixedConnections, ceiling);
     }
     pump();
+    // An endpoint just passed its check: the requests sent to it before, their bodies written,
+    // get their next one behind now, not a round trip later when they are answered.
+    QList<WireCall *> written;
+    for (auto it = m_inFlight.cbegin(); it != m_inFlight.cend(); ++it) {
+        if (!it->behind && isBodyWritten(*it))
+            written.append(it.key());
+    }
+    for (WireCall *last : written)
+        sendBehind(last); // it adds to m_inFlight
 }
 
 void TransferScheduler::start()
@@ -243,7 +253,7 @@ void TransferScheduler::pump()
             break;
         }
     }
-    sendBehindWrittenBodies();
+    sendBehindThoseWaitingForWork();
     warmUpForChunksToCome();
     startChunkHashing();
     m_pumping = false;
@@ -626,18 +636,24 @@ void TransferScheduler::track(WireCall *call, const InFlight &request)
     }
 }
 
-void TransferScheduler::sendBehindWrittenBodies()
+void TransferScheduler::sendBehindThoseWaitingForWork()
 {
-    // Work that became ready while every connection was busy (a chunk hashed late, an endpoint
-    // that just passed its check, a limit lifted) goes behind the requests whose bodies are
-    // written now, not a round trip later when one of them is answered.
-    QList<WireCall *> written;
-    for (auto it = m_inFlight.cbegin(); it != m_inFlight.cend(); ++it) {
-        if (!it->behind && isBodyWritten(*it))
-            written.append(it.key());
+    // Work that became ready while every connection was busy (a chunk hashed late, a limit
+    // lifted) goes behind the requests whose bodies were written while there was none: on the
+    // endpoints that carry most first (as acquire() would weigh them; work that comes slower than
+    // the connections take it is best on the fastest), in the order they were written.
+    QList<WireCall *> waiting = std::exchange(m_waitingForWork, {});
+    std::stable_sort(waiting.begin(), waiting.end(), [this](WireCall *a, WireCall *b) {
+        return m_pool.weightOf(m_inFlight.value(a).lease.endpoint) >
+               m_pool.weightOf(m_inFlight.value(b).lease.endpoint);
+    });
+    for (qsizetype i = 0; i < waiting.size(); ++i) {
+        sendBehind(waiting.at(i));
+        if (!m_waitingForWork.isEmpty() && m_waitingForWork.last() == waiting.at(i)) {
+            m_waitingForWork.append(waiting.mid(i + 1)); // nothing more is ready: they wait on
+            return;
+        }
     }
-    for (WireCall *last : written)
-        sendBehind(last); // it adds to m_inFlight
 }
 
 void TransferScheduler::sendBehind(WireCall *ahead)
@@ -667,8 +683,12 @@ void TransferScheduler::sendBehind(WireCall *ahead)
     if (!isKeptThroughDrain(head))
         return;
     const EndpointLease lease = it->lease;
-    if (!m_pool.takesRequests(lease.endpoint) || m_pool.isUnchecked(lease.endpoint) || !mayPushData())
+    if (!m_pool.takesRequests(lease.endpoint) || m_pool.isUnchecked(lease.endpoint))
         return;
+    if (!mayPushData()) {
+        waitForWork(ahead);
+        return;
+    }
     // A ready chunk, else the next whole file: what a connection freed now would get. Also at an
     // upload's end: this connection carries it at once, where one freed by an answer would start
     // it a round trip later (holding the last chunks back left each connection idle a round trip
@@ -677,8 +697,10 @@ void TransferScheduler::sendBehind(WireCall *ahead)
     const bool chunked = job != nullptr;
     if (!job && !m_awaitingDestinationCheck)
         job = m_jobs.next(wantsWholeSent, JobQueue::Pick::Earliest);
-    if (!job)
+    if (!job) {
+        waitForWork(ahead);
         return;
+    }
     InFlight request = chunked ? chunkRequest(*job, job->takeReadyChunk(), lease) : wholeRequest(*job, lease);
     WireCall *call = m_services.transport->sendBehind(ahead, lease, request.exchange.request);
     if (!call) {
@@ -692,6 +714,12 @@ void TransferScheduler::sendBehind(WireCall *ahead)
     track(call, request);
     m_inFlight[ahead].behind = call;
     ++m_requestsBehind;
+}
+
+void TransferScheduler::waitForWork(WireCall *tail)
+{
+    if (!m_waitingForWork.contains(tail))
+        m_waitingForWork.append(tail);
 }
 
 bool TransferScheduler::isKeptThroughDrain(WireCall *ahead)

@@ -148,8 +148,10 @@ private:
     // a chunk or whole file whose body is all written, where the protocol allows it, the
     // connections are not above the level and those behind the first carry under m_pipelineBytes.
     void sendBehind(WireCall *ahead);
-    // sendBehind() for every request in flight whose body is written and has none behind it.
-    void sendBehindWrittenBodies();
+    // sendBehind() for the requests that were last on their connection, their bodies written,
+    // when there was nothing to send behind them (m_waitingForWork).
+    void sendBehindThoseWaitingForWork();
+    void waitForWork(WireCall *tail);
     // Above the level: is `ahead`'s connection one of the level's worth kept through the drain?
     bool isKeptThroughDrain(WireCall *ahead);
     static bool isBodyWritten(const InFlight &request)
@@ -239,6 +241,9 @@ private:
     int m_chunksHashing = 0;
     QHash<WireCall *, InFlight> m_inFlight;
     int m_requestsBehind = 0; // of m_inFlight, sent behind another (pipelined)
+    // Of m_inFlight, those whose bodies were written when nothing was ready to go behind them, in
+    // that order: the next work that becomes ready goes behind them.
+    QList<WireCall *> m_waitingForWork;
     // How many bytes may wait behind the request a connection's answer comes for: twice what a
     // connection sends while an answer comes back. Until a second of the transfer is measured,
     // what one request of MinSpreadChunk behind another allowed: a rate measured sooner is the

@@ -12,6 +12,7 @@ void TransferScheduler::onCallFinished(WireCall *call)
         return;
     InFlight request = *found;
     m_inFlight.erase(found);
+    m_waitingForWork.removeOne(call);
     WireCall *promoted = handOnPlace(request);
     m_bytesInFlight -= request.sent;
     TransferJob &job = m_jobs.job(request.job);
