@@ -72,7 +72,7 @@ std::optional<EndpointLease> EndpointPool::acquire()
         State &state = m_states[i];
         if (!takesRequests(i) || state.busy >= capacity(i))
             continue;
-        const int weight = state.endpoint.weight * state.score;
+        const int weight = weightOf(i);
         state.currentWeight += weight;
         totalWeight += weight;
         if (best < 0 || state.currentWeight > m_states.at(best).currentWeight)

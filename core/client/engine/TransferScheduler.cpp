@@ -642,15 +642,24 @@ void TransferScheduler::sendBehindThoseWaitingForWork()
     // lifted) goes behind the requests whose bodies were written while there was none: on the
     // endpoints that carry most first (as acquire() would weigh them; work that comes slower than
     // the connections take it is best on the fastest), in the order they were written.
-    QList<WireCall *> waiting = std::exchange(m_waitingForWork, {});
-    std::stable_sort(waiting.begin(), waiting.end(), [this](WireCall *a, WireCall *b) {
-        return m_pool.weightOf(m_inFlight.value(a).lease.endpoint) >
-               m_pool.weightOf(m_inFlight.value(b).lease.endpoint);
-    });
+    if (m_waitingForWork.isEmpty())
+        return;
+    // Each endpoint's weight looked up once, not in every comparison: pump() runs on every answer.
+    QList<std::pair<int, WireCall *>> waiting; // (weight, request)
+    waiting.reserve(m_waitingForWork.size());
+    for (WireCall *tail : std::exchange(m_waitingForWork, {})) {
+        const auto it = m_inFlight.constFind(tail);
+        if (it != m_inFlight.cend())
+            waiting.append({m_pool.weightOf(it->lease.endpoint), tail});
+    }
+    std::stable_sort(waiting.begin(), waiting.end(),
+                     [](const auto &a, const auto &b) { return a.first > b.first; });
     for (qsizetype i = 0; i < waiting.size(); ++i) {
-        sendBehind(waiting.at(i));
-        if (!m_waitingForWork.isEmpty() && m_waitingForWork.last() == waiting.at(i)) {
-            m_waitingForWork.append(waiting.mid(i + 1)); // nothing more is ready: they wait on
+        WireCall *tail = waiting.at(i).second;
+        sendBehind(tail);
+        if (!m_waitingForWork.isEmpty() && m_waitingForWork.last() == tail) {
+            for (qsizetype rest = i + 1; rest < waiting.size(); ++rest) // nothing more is ready:
+                m_waitingForWork.append(waiting.at(rest).second);       // they wait on
             return;
         }
     }
