@@ -16,6 +16,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 #include <functional>
 #include <utility>
@@ -615,6 +616,42 @@ private Q_SLOTS:
         QVERIFY(finished.wait(20000));
         QCOMPARE(online.last().first().toBool(), true);
         QCOMPARE(count(*r.scheduler, TransferState::Done), 3);
+    }
+
+    // Back online, whoever measures the link again (LinkRemeasurer) holds the upload as the
+    // network returns: no create or chunk may leave before, or the probe would measure the link
+    // shared with them.
+    void backOnlineNothingLeavesBeforeTheMeasurementHold()
+    {
+        bool networkDown = true;
+        bool held = false;
+        int sentBeforeHold = 0;
+        Rig r = rig(2, [&](const Sent &sent) {
+            const bool upload = sent.path.startsWith(QStringLiteral("/chunk/")) ||
+                                sent.path.startsWith(QStringLiteral("/create/")) ||
+                                sent.path.startsWith(QStringLiteral("/whole/"));
+            if (upload && !networkDown && !held)
+                ++sentBeforeHold;
+            return FakeTransport::status(networkDown ? 0 : 200);
+        });
+        TransferScheduler *scheduler = r.scheduler.get();
+        QSignalSpy online(scheduler, &TransferScheduler::onlineChanged);
+        QObject::connect(scheduler, &TransferScheduler::onlineChanged, scheduler, [&](bool isOnline) {
+            if (!isOnline || held)
+                return;
+            held = true;
+            scheduler->holdWhileMeasuring(true);
+            QTimer::singleShot(0, scheduler, [scheduler] { scheduler->holdWhileMeasuring(false); });
+        });
+        QSignalSpy finished(scheduler, &TransferScheduler::finished);
+        scheduler->start();
+        QVERIFY(online.wait(10000));
+        QCOMPARE(online.first().first().toBool(), false);
+        networkDown = false;
+        QVERIFY(finished.wait(20000));
+        QVERIFY(held);
+        QCOMPARE(sentBeforeHold, 0);
+        QCOMPARE(count(*scheduler, TransferState::Done), 3);
     }
 
     void chunksGoBehindOthersWithinTheLevel_data()

@@ -122,9 +122,11 @@ void EndpointMonitor::onProbeAnswered(int endpoint, bool healthy)
     const bool wasOnline = isOnline();
     state.consecutiveFailures = 0;
     m_pool.setUp(endpoint, true);
-    Q_EMIT endpointUp(endpoint);
+    // "Online" before "up": whoever measures the link again as the network returns holds the
+    // upload on the first; on the second the scheduler sends work to this endpoint at once.
     if (!wasOnline)
         Q_EMIT onlineChanged(true);
+    Q_EMIT endpointUp(endpoint);
 }
 
 } // namespace multilane
