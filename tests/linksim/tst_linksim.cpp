@@ -422,10 +422,11 @@ void TestLinksim::connectionsOpeningLoseNoSegments()
     ::close(listener);
     QCOMPARE(received.load(), Streaming * BytesEach);
     qInfo("%lld segments retransmitted over %lld bytes", retransmitted, received.load());
-    // Buffers shrunk under the window lose segments by the hundred here (124 to 160). A machine
-    // busy with other work may retransmit one now and then (an acknowledgement processed after the
-    // timeout, a segment dropped while linksim held the socket): at most one per megabyte passes.
-    QVERIFY2(retransmitted <= Streaming * BytesEach / 1'000'000,
+    // Buffers shrunk under the window lose segments by the hundred here (124 to 160, 8 to 10 per
+    // megabyte). A machine busy with other work retransmits some now and then (an acknowledgement
+    // processed after the loss probe's timeout, a segment dropped while linksim held the socket):
+    // 19 in a sanitizer build beside other tests. Up to three per megabyte pass.
+    QVERIFY2(retransmitted <= 3 * Streaming * BytesEach / 1'000'000,
              qPrintable(QStringLiteral("%1 segments retransmitted").arg(retransmitted)));
 }
 
