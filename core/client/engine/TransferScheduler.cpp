@@ -11,15 +11,14 @@ Q_LOGGING_CATEGORY(lcTuner, "multilane.tuner", QtWarningMsg)
 
 namespace multilane {
 
-// Self-tuned: start at 4 connections per endpoint (modest for each receiver, and enough that a
-// short upload over several endpoints does not spend its first seconds ramping up), 8 across a
-// path with a real round trip, where per-connection limits are the rule and each step of the
-// search costs more.
-static ConcurrencyTuner::Options tunerOptionsFor(const EndpointPool &pool, const TransferOptions &options,
-                                                 double rttMs = 0)
+// Self-tuned: start at 4 connections per endpoint on a LAN (a few fill it; modest for each
+// receiver), 8 across a path with any round trip, where per-connection limits (a shaper, a window)
+// are the rule: a short upload there is over before a search from fewer reaches the level.
+ConcurrencyTuner::Options TransferScheduler::tunerOptionsFor(const EndpointPool &pool,
+                                                             const TransferOptions &options, double rttMs)
 {
     ConcurrencyTuner::Options tuning;
-    const int perEndpoint = rttMs >= 20 ? 8 : 4;
+    const int perEndpoint = rttMs >= LanRttMs ? 8 : 4;
     tuning.start = std::min(perEndpoint * std::max(1, pool.endpointCount()), options.connections);
     if (options.startLevel > 0)
         tuning.start = std::clamp(options.startLevel, 1, std::max(1, options.connections));
@@ -46,7 +45,7 @@ TransferScheduler::TransferScheduler(EndpointPool &pool, const TransferOptions &
     , m_jobs(options.filesInOrder)
     , m_limiter(options.limitBytesPerSecond)
     , m_scorer(pool.endpointCount())
-    , m_tuner(tunerOptionsFor(pool, options))
+    , m_tuner(tunerOptionsFor(pool, options, 0))
     , m_connections(options.tuneConnections ? m_tuner.level() : options.connections)
     , m_fixedConnections(options.connections)
 {
@@ -105,6 +104,14 @@ void TransferScheduler::addFiles(const QList<SourceFile> &files, const QList<Kno
 
 void TransferScheduler::adaptTo(const LinkEstimate &estimate)
 {
+    // The tuner starts again first: the chunks of the files still queued are cut for the level it
+    // expects on the new link, not for the one the old tuner backed off to as the network went.
+    if (m_options.tuneConnections) {
+        // What the checks measured still holds for the new link's first windows.
+        m_tuner = ConcurrencyTuner(tunerOptionsFor(m_pool, m_options, m_roundTripMs));
+        m_tuner.setRoundTrip(m_roundTripMs);
+        m_connections = m_tuner.level();
+    }
     if (m_options.spreadFilesOverConnections && estimate.chunkSize > 0) {
         m_options.chunkSize = estimate.chunkSize;
         for (int id : m_jobs.waiting()) {
@@ -113,11 +120,8 @@ void TransferScheduler::adaptTo(const LinkEstimate &estimate)
                 job.setRequestedChunkSize(chunkSizeFor(job.source()));
         }
     }
-    if (m_options.tuneConnections) {
-        m_tuner = ConcurrencyTuner(tunerOptionsFor(m_pool, m_options));
-        m_connections = m_tuner.level();
+    if (m_options.tuneConnections)
         pump();
-    }
 }
 
 void TransferScheduler::capacityChanged(double rttMs)

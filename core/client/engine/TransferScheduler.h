@@ -175,6 +175,8 @@ private:
     // The checks measured a round trip this short: a LAN.
     bool isLan() const { return m_roundTripMs > 0 && m_roundTripMs < LanRttMs; }
     static constexpr double LanRttMs = 2;
+    static ConcurrencyTuner::Options tunerOptionsFor(const EndpointPool &pool, const TransferOptions &options,
+                                                     double rttMs);
     static constexpr qint64 MinSpreadChunk = 256 * 1024; // and a file this small goes whole
     static constexpr qint64 MinPathChunk = 64 * 1024;    // the floor across a path with a round trip
     bool mayPushData();
