@@ -192,7 +192,7 @@ Result parse(const QStringList &arguments)
         QStringLiteral("endpoints-file"),
         QStringLiteral("Read endpoints from FILE (one URL per line, or JSON)."), QStringLiteral("FILE"));
     const QCommandLineOption connections(QStringLiteral("connections"),
-                                         QStringLiteral("Connections in total (default: 4 per endpoint)."),
+                                         QStringLiteral("Connections in total, fixed (default: self-tuned)."),
                                          QStringLiteral("N"));
     const QCommandLineOption chunkSize(
         QStringLiteral("chunk-size"),

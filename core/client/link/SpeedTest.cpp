@@ -18,8 +18,8 @@ SpeedTest::SpeedTest(const QList<QNetworkAccessManager *> &managers, const QList
     , m_managers(managers)
     , m_endpoints(endpoints)
     , m_options(options)
-    // Like an upload's tuner: 4 connections per endpoint to start with (4 in all spent most of the
-    // warm-up ramping up on link (a)).
+    // Like an upload's tuner on a LAN: 4 connections per endpoint to start with (4 in all spent
+    // most of the warm-up ramping up on link (a)).
     , m_tuner(ConcurrencyTuner::Options{4 * int(std::max<qsizetype>(1, endpoints.size())), 1,
                                         options.maxConnections > 0 ? options.maxConnections
                                                                    : 6 * int(endpoints.size())})
