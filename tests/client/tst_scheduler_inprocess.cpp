@@ -8,6 +8,7 @@
 #include "FakeProtocol.h"
 #include "FakeTransport.h"
 #include "HashWorker.h"
+#include "LinkEstimate.h"
 #include "TestFiles.h"
 #include "TransferScheduler.h"
 
@@ -652,6 +653,50 @@ private Q_SLOTS:
         QVERIFY(held);
         QCOMPARE(sentBeforeHold, 0);
         QCOMPARE(count(*scheduler, TransferState::Done), 3);
+    }
+
+    // A new link's figures (the re-measurement as the network returns) restart the tuner, and
+    // the files still queued are cut for the level it expects, not for the one the old tuner
+    // backed off to on the errors of the network going.
+    void queuedFilesAreCutForTheNewLinkNotForTheLevelBackedOffTo()
+    {
+        int chunks = 0;
+        TransferOptions options;
+        options.tuneConnections = true;
+        options.spreadFilesOverConnections = true;
+        Rig r = rig(
+            1,
+            [&chunks](const Sent &sent) {
+                Answer answer;
+                if (!sent.path.startsWith(QStringLiteral("/chunk/")))
+                    return answer;
+                ++chunks;
+                if (chunks == 3) {
+                    // "Slow down", once the tuner has begun to watch (its first window starts
+                    // with the first bytes): it halves its level.
+                    answer.status = 503;
+                    answer.delayMs = 300;
+                }
+                answer.hang = chunks > 3; // the rest stays out until the pause
+                return answer;
+            },
+            options);
+        QCOMPARE(r.pool->totalCapacity(), 2);
+        r.scheduler->start();
+        QTRY_COMPARE(r.scheduler->connectionsInUse(), 1);
+        r.scheduler->pause();
+        const qint64 size = qint64(64) << 20;
+        const QString path = sparseFile(size);
+        QVERIFY(!path.isEmpty());
+        r.scheduler->addFiles({SourceFile{path, QStringLiteral("sparse"), size,
+                                          QFileInfo(path).lastModified().toMSecsSinceEpoch()}});
+        const int queued = r.scheduler->jobCount() - 1;
+        LinkEstimate estimate;
+        estimate.chunkSize = qint64(8) << 20;
+        r.scheduler->adaptTo(estimate);
+        QCOMPARE(r.scheduler->connectionsInUse(), 2); // the tuner starts again
+        // 64 MiB over 16 pieces for each of the 2 connections expected (not for 1: 4 MiB).
+        QCOMPARE(r.scheduler->job(queued).planner().chunkSize(), qint64(2) << 20);
     }
 
     void chunksGoBehindOthersWithinTheLevel_data()
