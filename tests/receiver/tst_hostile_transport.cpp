@@ -21,6 +21,7 @@ class TestHostileTransport : public HostileReceiverTest {
 private Q_SLOTS:
     void bodyLongerThanAnnounced();
     void bodyShorterClientClosesEarly();
+    void bodyInPiecesThenTheNextRequest();
     void wrongChecksums();
     void sameChunkToTwoPortsAtOnce();
     void completeBeforeAllChunksAndTwice();
@@ -65,6 +66,28 @@ void TestHostileTransport::bodyLongerThanAnnounced()
     QCOMPARE(RawHttpConnection::exchange(endpoint(), chunkRequest(id, 1, data.mid(1000))).status, 200);
     QCOMPARE(complete(id, ServiceHarness::sha256(data)).status, 200);
     QCOMPARE(readStored(QStringLiteral("bodies/long.bin")), data);
+}
+
+// The receiver waits for a body a read-ahead's worth at a time (SO_RCVLOWAT), not segment by
+// segment. A body that comes in pieces apart in time must still arrive whole, its last piece below
+// that mark too, and the next request on the connection (a head of a few dozen bytes) must be
+// answered, not left waiting for a mark meant for the body.
+void TestHostileTransport::bodyInPiecesThenTheNextRequest()
+{
+    const QByteArray data = ServiceHarness::testData(200 * 1024 + 123, 21);
+    const QByteArray request = RawHttpConnection::request("PUT", "/v1/files/bodies/pieces.bin", data);
+    RawHttpConnection connection(endpoint());
+    QVERIFY(connection.send(request.left(request.size() - data.size())));
+    constexpr qsizetype Piece = 10 * 1024;
+    for (qsizetype at = 0; at < data.size(); at += Piece) {
+        QVERIFY(connection.send(data.mid(at, Piece)));
+        QTest::qWait(10); // pieces apart in time, as a shaped link delivers them
+    }
+    const Reply stored = connection.readReply(10000);
+    QCOMPARE(stored.status, 201);
+    QVERIFY(readStored(QStringLiteral("bodies/pieces.bin")) == data);
+    QVERIFY(connection.send(RawHttpConnection::request("GET", "/v1/health")));
+    QCOMPARE(connection.readReply(5000).status, 200);
 }
 
 void TestHostileTransport::bodyShorterClientClosesEarly()

@@ -4,10 +4,12 @@
 #include "ServiceMessages.h"
 #include "TlsSession.h"
 
+#include <algorithm>
 #include <arpa/inet.h>
 #include <array>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <netdb.h>
@@ -90,8 +92,18 @@ public:
         t_headTimedOut = false;
         t_closeAfterResponse = false;
         t_bodyLeftUnread = false;
+        m_bodyLeft = 0;
+        setLowWater(1); // the next head may be a few bytes
     }
     void disarm() { m_counting = false; }
+    // The head is read: a body of this many bytes follows (0: none, or of a length not given).
+    void expectBody(std::size_t bytes) { m_bodyLeft = bytes; }
+    // The request is answered, its body read or not: the wait for the next takes any byte.
+    void endRequest()
+    {
+        m_bodyLeft = 0;
+        setLowWater(1);
+    }
 
     bool is_readable() const override
     {
@@ -123,6 +135,11 @@ public:
         const ssize_t n = readBuffered(ptr, size);
         if (m_counting && n > 0)
             m_headBytes += std::size_t(n);
+        else if (n > 0 && m_bodyLeft > 0) {
+            m_bodyLeft -= std::min(m_bodyLeft, std::size_t(n));
+            if (m_bodyLeft == 0)
+                setLowWater(1); // the wait for the next request (waitForRequest) takes any byte
+        }
         return n;
     }
 
@@ -194,9 +211,31 @@ private:
             } while (n < 0 && errno == EINTR);
             if (n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
                 return n;
-            if (!is_readable())
+            if (!waitForBody())
                 return -1;
         }
+    }
+
+    // Within a body, the wait ends once a read-ahead's worth (or the rest of the body) is there,
+    // not at each segment: many connections at a shaped rate each bring a few KiB at a time, and
+    // a wake-up (a poll, a thread switched in) per few KiB cost the receiver ten times curl's CPU
+    // on a link of 24 connections (docs/performance.md). The read timeout still means no byte
+    // came: bytes below the mark when it ends are progress, and are read.
+    bool waitForBody()
+    {
+        setLowWater(int(std::clamp<std::size_t>(m_bodyLeft, 1, LowWater)));
+        if (is_readable())
+            return true;
+        int pending = 0;
+        return m_lowWater > 1 && ::ioctl(m_fd, FIONREAD, &pending) == 0 && pending > 0;
+    }
+
+    void setLowWater(int bytes)
+    {
+        if (bytes == m_lowWater || m_tls)
+            return;
+        if (::setsockopt(m_fd, SOL_SOCKET, SO_RCVLOWAT, &bytes, sizeof bytes) == 0)
+            m_lowWater = bytes;
     }
 
     ssize_t writeTls(const char *ptr, size_t size)
@@ -213,6 +252,7 @@ private:
 
     // Untouched, so not resident, on a connection that never sends a body.
     static constexpr std::size_t ReadAhead = 64 * 1024;
+    static constexpr std::size_t LowWater = ReadAhead;
 
     int m_fd;
     TlsSession *m_tls;
@@ -227,6 +267,8 @@ private:
     std::unique_ptr<char[]> m_buffer{new char[ReadAhead]};
     std::size_t m_offset = 0;
     std::size_t m_filled = 0;
+    std::size_t m_bodyLeft = 0; // of the current request's body, not yet handed to httplib
+    int m_lowWater = 1;         // the socket's SO_RCVLOWAT
 };
 
 // httplib gives up without an answer when the request line alone is over the budget, or when the
@@ -253,6 +295,8 @@ bool clientStillSending(int fd)
 void drainBriefly(int fd)
 {
     ::shutdown(fd, SHUT_WR);
+    const int anyByte = 1; // a body's low-water mark would hold a client that stopped short
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &anyByte, sizeof anyByte);
     std::array<char, 4096> sink{};
     std::size_t dropped = 0;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(LingerMs);
@@ -338,11 +382,14 @@ bool HeaderLimitedServer::process_and_close_socket(socket_t sock)
         stream.arm();
         ok = process_request(stream, left == 1, closed, [&stream](httplib::Request &request) {
             stream.disarm();
+            stream.expectBody(
+                std::size_t(std::strtoull(request.get_header_value("Content-Length").c_str(), nullptr, 10)));
             // Every answer is a few hundred bytes of JSON, or probe bytes that do not compress;
             // httplib would brotli them at quality 11 for any client that accepts br (Qt does),
             // at a cost in CPU far above what it saves (docs/performance.md).
             request.headers.erase("Accept-Encoding");
         });
+        stream.endRequest();
         if (t_headBudgetExceeded) {
             if (!stream.answered())
                 answerHead(stream, ProtocolErrorCode::HeadersTooLarge,
