@@ -15,6 +15,7 @@
 #   the same client with nothing sent behind another request, for an A/B of pipelining)
 #   BIG_SECONDS=20 (the big file is this long at the bottleneck rate, at least 100 MB)
 #   CAP=60 (a run still going after CAP seconds is stopped; its fraction counts what it moved)
+#   TUNER_LOGS=DIR  each Multilane run's tuner log (its decisions, window by window) into DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/wan-lib.sh
@@ -151,8 +152,16 @@ measure() {
     background+=($!)
     sample_connections >"$work/connections" &
     background+=($!)
+    if [ -n "${TUNER_LOGS:-}" ]; then
+        export QT_LOGGING_RULES="multilane.tuner.debug=true"
+    fi
     run_client "$client" "$workload" "r$number-$client"
     stop_background
+    if [ -n "${TUNER_LOGS:-}" ] && [ -f "$work/multilane.err" ]; then
+        mkdir -p "$TUNER_LOGS"
+        cp "$work/multilane.err" "$TUNER_LOGS/path$number-$workload-$client.log"
+        rm -f "$work/multilane.err"
+    fi
     interval_stats
     read -r seconds bytes outcome cpu <"$work/result"
     local fraction loaded added most opened
