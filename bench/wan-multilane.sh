@@ -21,6 +21,7 @@ cd "$(dirname "$0")/.."
 . bench/wan-lib.sh
 build="${1:-build}"
 out="${2:-bench-out}"
+[ -n "${TUNER_LOGS:-}" ] && export QT_LOGGING_RULES="multilane.tuner.debug=true"
 wan_prepare wan-multilane "$build" iputils-ping curl time
 client_bin="$build/app/multilane"
 receiver_bin="$build/app/multilane-receiver"
@@ -152,9 +153,6 @@ measure() {
     background+=($!)
     sample_connections >"$work/connections" &
     background+=($!)
-    if [ -n "${TUNER_LOGS:-}" ]; then
-        export QT_LOGGING_RULES="multilane.tuner.debug=true"
-    fi
     run_client "$client" "$workload" "r$number-$client"
     stop_background
     if [ -n "${TUNER_LOGS:-}" ] && [ -f "$work/multilane.err" ]; then

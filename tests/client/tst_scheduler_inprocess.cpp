@@ -664,6 +664,7 @@ private Q_SLOTS:
         TransferOptions options;
         options.tuneConnections = true;
         options.spreadFilesOverConnections = true;
+        options.progressIntervalMs = 10; // the tuner's first window starts well before the 503
         Rig r = rig(
             1,
             [&chunks](const Sent &sent) {

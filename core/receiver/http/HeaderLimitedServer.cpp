@@ -92,13 +92,12 @@ public:
         t_headTimedOut = false;
         t_closeAfterResponse = false;
         t_bodyLeftUnread = false;
-        m_bodyLeft = 0;
-        setLowWater(1); // the next head may be a few bytes
     }
     void disarm() { m_counting = false; }
     // The head is read: a body of this many bytes follows (0: none, or of a length not given).
     void expectBody(std::size_t bytes) { m_bodyLeft = bytes; }
-    // The request is answered, its body read or not: the wait for the next takes any byte.
+    // The request is answered, its body read or not: the wait for the next request
+    // (waitForRequest) and any drain before a close take any byte.
     void endRequest()
     {
         m_bodyLeft = 0;
@@ -135,11 +134,8 @@ public:
         const ssize_t n = readBuffered(ptr, size);
         if (m_counting && n > 0)
             m_headBytes += std::size_t(n);
-        else if (n > 0 && m_bodyLeft > 0) {
+        else if (n > 0)
             m_bodyLeft -= std::min(m_bodyLeft, std::size_t(n));
-            if (m_bodyLeft == 0)
-                setLowWater(1); // the wait for the next request (waitForRequest) takes any byte
-        }
         return n;
     }
 
@@ -218,9 +214,9 @@ private:
 
     // Within a body, the wait ends once a read-ahead's worth (or the rest of the body) is there,
     // not at each segment: many connections at a shaped rate each bring a few KiB at a time, and
-    // a wake-up (a poll, a thread switched in) per few KiB cost the receiver ten times curl's CPU
-    // on a link of 24 connections (docs/performance.md). The read timeout still means no byte
-    // came: bytes below the mark when it ends are progress, and are read.
+    // a wake-up (a poll, a thread switched in) costs more than copying those bytes
+    // (docs/performance.md). The read timeout still means no byte came: bytes below the mark when
+    // it ends are progress, and are read.
     bool waitForBody()
     {
         setLowWater(int(std::clamp<std::size_t>(m_bodyLeft, 1, LowWater)));
@@ -295,8 +291,6 @@ bool clientStillSending(int fd)
 void drainBriefly(int fd)
 {
     ::shutdown(fd, SHUT_WR);
-    const int anyByte = 1; // a body's low-water mark would hold a client that stopped short
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &anyByte, sizeof anyByte);
     std::array<char, 4096> sink{};
     std::size_t dropped = 0;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(LingerMs);
