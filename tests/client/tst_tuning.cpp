@@ -366,6 +366,35 @@ private Q_SLOTS:
                  qPrintable(what));
     }
 
+    void theStartGrowsWithTheRoundTrip()
+    {
+        // A LAN, then any path up to 100 ms, then in proportion to the round trip: a connection's
+        // rate falls as one over it (window- or loss-limited TCP), so at 268 ms (link 0 of seed
+        // 913577: 0.59 MB/s a connection, 22 MB/s) 24 connections carried 65 % of the uplink for
+        // the 1.7 s the first level was held.
+        QCOMPARE(ConcurrencyTuner::startingLevel(0, 3), 12); // not measured yet
+        QCOMPARE(ConcurrencyTuner::startingLevel(0.3, 3), 12);
+        QCOMPARE(ConcurrencyTuner::startingLevel(20, 3), 24);
+        QCOMPARE(ConcurrencyTuner::startingLevel(100, 3), 24);
+        QCOMPARE(ConcurrencyTuner::startingLevel(150, 1), 12);
+        QCOMPARE(ConcurrencyTuner::startingLevel(268, 3), 66);
+        int last = 0;
+        for (double rtt = 1; rtt <= 300; rtt += 1) {
+            const int level = ConcurrencyTuner::startingLevel(rtt, 3);
+            QVERIFY2(level >= last,
+                     qPrintable(QStringLiteral("%1 at %2 ms, %3 before").arg(level).arg(rtt).arg(last)));
+            last = level;
+        }
+        // What a long path starts at carries the link where a connection is window-limited: a
+        // 160 KiB window across 268 ms is 0.61 MB/s, 66 of them 40 MB/s.
+        LinkModel link{160 * 1024 / 0.268, 30e6, 268};
+        link.firstHopMaxMs = 10;
+        ConcurrencyTuner tuner(tunerFor(ConcurrencyTuner::startingLevel(268, 3), 192, 268));
+        const LinkModel::Run run = link.run(tuner, 10000);
+        QVERIFY2(run.firstTo90Ms >= 0 && run.firstTo90Ms <= qint64(3 * link.rttMs),
+                 qPrintable(run.summary()));
+    }
+
     void oneConnectionThatFillsTheUplinkKeepsTheLevelSmall()
     {
         const LinkModel link{60e6, 30e6, 20};

@@ -15,6 +15,12 @@ ConcurrencyTuner::ConcurrencyTuner(const Options &options)
     describe();
 }
 
+int ConcurrencyTuner::startingLevel(double rttMs, int endpoints)
+{
+    const double perEndpoint = rttMs >= LanRttMs ? 8 * std::max(1.0, rttMs / 100) : 4;
+    return int(std::ceil(perEndpoint)) * std::max(1, endpoints);
+}
+
 qint64 ConcurrencyTuner::windowMs() const
 {
     // While searching, a round trip of goodput says enough (each connection has sent a window's

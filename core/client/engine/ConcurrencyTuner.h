@@ -50,6 +50,16 @@ public:
 
     explicit ConcurrencyTuner(const Options &options);
 
+    // A round trip this short is a LAN.
+    static constexpr double LanRttMs = 2;
+    // Where the search starts before anything is measured, for a path of this round trip (0:
+    // unknown) to this many endpoints: a few connections per endpoint on a LAN, more across a
+    // path, and above 100 ms more again in proportion: whether its window or loss holds a TCP
+    // connection back, its rate falls as one over the round trip, so the count a link of a given
+    // width needs grows with it, and a first level held for its first windows (several round
+    // trips) costs most where the round trip is long.
+    static int startingLevel(double rttMs, int endpoints);
+
     int level() const { return m_level; }
     Phase phase() const { return m_phase; }
     bool isSettled() const { return m_phase == Phase::Steady; }

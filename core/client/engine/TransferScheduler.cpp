@@ -11,15 +11,16 @@ Q_LOGGING_CATEGORY(lcTuner, "multilane.tuner", QtWarningMsg)
 
 namespace multilane {
 
-// Self-tuned: start at 4 connections per endpoint on a LAN (a few fill it; modest for each
-// receiver), 8 across a path with any round trip, where per-connection limits (a shaper, a window)
-// are the rule: a short upload there is over before a search from fewer reaches the level.
+// Self-tuned: start where ConcurrencyTuner::startingLevel says for the round trip: a few per
+// endpoint on a LAN (a few fill it; modest for each receiver), more across a path, where
+// per-connection limits (a shaper, a window, loss) are the rule: a short upload there is over
+// before a search from fewer reaches the level.
 ConcurrencyTuner::Options TransferScheduler::tunerOptionsFor(const EndpointPool &pool,
                                                              const TransferOptions &options, double rttMs)
 {
     ConcurrencyTuner::Options tuning;
-    const int perEndpoint = rttMs >= LanRttMs ? 8 : 4;
-    tuning.start = std::min(perEndpoint * std::max(1, pool.endpointCount()), options.connections);
+    tuning.start =
+        std::min(ConcurrencyTuner::startingLevel(rttMs, pool.endpointCount()), options.connections);
     if (options.startLevel > 0)
         tuning.start = std::clamp(options.startLevel, 1, std::max(1, options.connections));
     tuning.initialRttMs = rttMs > 0 ? rttMs : tuning.initialRttMs;
@@ -305,7 +306,8 @@ int TransferScheduler::expectedConnections() const
     // more cost a LAN only a few more requests.
     if (m_roundTripMs <= 0)
         return std::min(m_pool.expectedCapacity(), MaxConnections);
-    return m_roundTripMs >= LanRttMs ? m_options.connections : std::min(m_options.connections, 12);
+    return m_roundTripMs >= ConcurrencyTuner::LanRttMs ? m_options.connections
+                                                       : std::min(m_options.connections, 12);
 }
 
 qint64 TransferScheduler::chunkSizeFor(const SourceFile &file) const

@@ -173,8 +173,7 @@ private:
     // How many connections a file's chunks should be spread over.
     int expectedConnections() const;
     // The checks measured a round trip this short: a LAN.
-    bool isLan() const { return m_roundTripMs > 0 && m_roundTripMs < LanRttMs; }
-    static constexpr double LanRttMs = 2;
+    bool isLan() const { return m_roundTripMs > 0 && m_roundTripMs < ConcurrencyTuner::LanRttMs; }
     static ConcurrencyTuner::Options tunerOptionsFor(const EndpointPool &pool, const TransferOptions &options,
                                                      double rttMs);
     static constexpr qint64 MinSpreadChunk = 256 * 1024; // and a file this small goes whole
