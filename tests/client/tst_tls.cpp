@@ -334,7 +334,9 @@ private Q_SLOTS:
     // session is known; tst_directtransport checks that connections opened after it resume it.)
     // Runs last: it stops the receiver. A receiver of its
     // own counts this upload's handshakes and requests alone: the other tests' clients each
-    // open their connections for a few requests, or fail on purpose before any.
+    // open their connections for a few requests, or fail on purpose before any. The count is
+    // fixed: a self-tuned upload starts from the level the earlier tests' uploads settled at on
+    // this "network" (the journal remembers it), which under the sanitizers has been 60 and more.
     void connectionsAreKeptAlive()
     {
         const QString many = m_source.filePath(QStringLiteral("many"));
@@ -345,6 +347,7 @@ private Q_SLOTS:
         startSecureReceiver(QStringLiteral("keepalive-access.log"));
         const Run run = runClient(QStringList{QStringLiteral("upload")} + m_secure->endpointArguments() +
                                   QStringList{QStringLiteral("--pin-sha256"), m_certificate.sha256Hex,
+                                              QStringLiteral("--connections"), QStringLiteral("6"),
                                               QStringLiteral("--dest"), QStringLiteral("many"), many});
         QVERIFY2(run.exitCode == 0, qPrintable(run.stderrText));
         m_secure->process().terminate();
@@ -361,7 +364,9 @@ private Q_SLOTS:
         QVERIFY(accessLog.open(QIODevice::ReadOnly));
         const int requests = int(accessLog.readAll().count('\n'));
         qInfo("TLS handshakes of the upload: %d (%d resumed) for %d requests", completed, resumed, requests);
-        QVERIFY2(completed > 0 && completed * 2 < requests, qPrintable(log));
+        // Six connections and the three checks' own, against 120 files and the checks: one
+        // handshake a request would be 126.
+        QVERIFY2(completed > 0 && completed * 4 < requests, qPrintable(log));
     }
 
 private:
