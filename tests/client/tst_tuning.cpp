@@ -518,6 +518,31 @@ private Q_SLOTS:
         QVERIFY(link.run(control, 20000).maxLevel > 26);
     }
 
+    void aPlateauPutShortByNoisyWindowsRises()
+    {
+        // 0.42 MB/s a connection, 65 MB/s, 108 ms: 156 connections fill it. Through linksim at
+        // such levels goodput moves by up to 40 % from one 100 ms to the next, so the search's
+        // plateau, resting on a window or two, may be put well short, and a step up of a tenth
+        // from there pays less than the windows move: it is never kept. Settled, the connections
+        // then still each carry what one carried while the link had room, which the plateau's
+        // running rate shows through the noise, and the level rises. Without that, 28 of these
+        // 128 seeds held less than 95 % of the uplink over the last half (13 with it).
+        int shortOfTheUplink = 0;
+        const int seeds = 128;
+        for (quint32 seed = 1; seed <= quint32(seeds); ++seed) {
+            LinkModel link{0.42e6, 65.3e6, 108};
+            link.noise = 0.4;
+            link.noiseSeed = seed;
+            ConcurrencyTuner tuner(tunerFor(27, 192, link.rttMs));
+            const LinkModel::Run run = link.run(tuner, 30000);
+            if (run.steadyMean < 0.95 * link.uplink) {
+                ++shortOfTheUplink;
+                qInfo("seed %u: %s", seed, qPrintable(run.summary()));
+            }
+        }
+        QVERIFY2(shortOfTheUplink <= seeds / 8, qPrintable(QString::number(shortOfTheUplink)));
+    }
+
     void noisyWindowsDoNotWalkTheLevelUp_data()
     {
         QTest::addColumn<quint32>("seed");

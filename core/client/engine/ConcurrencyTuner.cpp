@@ -62,6 +62,9 @@ void ConcurrencyTuner::setLevel(int level)
     level = std::clamp(level, m_options.minimum, m_options.maximum);
     if (level == m_level)
         return;
+    m_belowRatePerConnection = m_levelWindows > 0 ? m_levelRateSum / m_levelWindows / m_level : 0;
+    m_levelRateSum = 0;
+    m_levelWindows = 0;
     m_level = level;
     m_lookedAgain = false;
     m_changedAtMs = m_window.startMs;
@@ -157,6 +160,8 @@ int ConcurrencyTuner::update(const Sample &sample)
         return m_level;
     }
     m_warmingRate = 0;
+    m_levelRateSum += rate; // a window at this level's own rate, past its connections' start
+    ++m_levelWindows;
     m_bestPerConnection = std::max(m_bestPerConnection, rate / m_level);
     if (m_phase == Phase::Ramp && isQueueStanding(sample))
         settleOnAFullQueue(rate);
@@ -197,6 +202,8 @@ void ConcurrencyTuner::judgeRamp(double rate)
             return;
         }
     }
+    if (m_lastRate > 0 && level > m_lastLevel)
+        noteUnsharedBelow(); // the step paid in proportion
     m_confirming = false;
     m_lastLevel = level;
     m_lastRate = rate;
@@ -257,6 +264,7 @@ void ConcurrencyTuner::holdAsPlateau(double plateauRate, double rate)
     m_limit = QString();
     m_windowsSinceProbe = 0;
     m_paidProbes = 0;
+    m_steadyWindowsHere = 0;
 }
 
 void ConcurrencyTuner::descendAStep()
@@ -295,6 +303,8 @@ void ConcurrencyTuner::settleAt(double rate, bool atAQueue)
         gain <= m_options.gainToKeep
             ? m_lastLevel
             : std::clamp(int(std::ceil(m_options.margin * uplink / perConnection)), m_lastLevel, m_level);
+    if (gain > m_options.gainToKeep)
+        noteUnsharedBelow(); // the step bought more (the model's own premise)
     holdAsPlateau(uplink, rate);
     // Where TCP itself spans the path, the connections kept after a step down carry the small
     // windows they had while sharing the link with many more, and grow them back only over many
@@ -308,6 +318,25 @@ void ConcurrencyTuner::settleAt(double rate, bool atAQueue)
     else
         setLevel(fills);
     m_plateauLevel = m_level;
+}
+
+void ConcurrencyTuner::noteUnsharedBelow()
+{
+    // The level below left the link room, so what each of its connections carried, over all its
+    // windows (one window moves too much on a lumpy link), was a connection's own rate.
+    if (m_belowRatePerConnection <= 0)
+        return;
+    m_unsharedRateSum += m_belowRatePerConnection;
+    ++m_unsharedWindows;
+}
+
+bool ConcurrencyTuner::hasRoomLeft() const
+{
+    // Where a queue stands, more connections would only lengthen it.
+    if (m_queueing || m_unsharedWindows == 0 || m_level >= m_options.maximum)
+        return false;
+    const double unshared = m_unsharedRateSum / m_unsharedWindows;
+    return m_plateauRate / m_level >= m_options.stillRoom * unshared;
 }
 
 double ConcurrencyTuner::noiseMargin() const
@@ -401,6 +430,9 @@ void ConcurrencyTuner::judgeSteady(double rate, const Sample &sample)
         }
         m_lowWindows = 0;
         m_phase = Phase::Ramp;
+        // What one connection carried with room to spare was the old link's.
+        m_unsharedRateSum = 0;
+        m_unsharedWindows = 0;
         // A level the last search came back to, falling short again before it was even probed:
         // its plateau figure was not its own (a lossy path's first windows, before the losses
         // that now hold each connection back), and the next search must not return to it.
@@ -421,6 +453,17 @@ void ConcurrencyTuner::judgeSteady(double rate, const Sample &sample)
     m_lowWindows = 0;
     m_plateauRate = 0.8 * m_plateauRate + 0.2 * rate; // follows a link that drifts
     m_queueing = isQueueStanding(sample);
+    if (++m_steadyWindowsHere >= 3 && hasRoomLeft()) {
+        // The plateau was put too low, by windows that moved more than its margin covers: the
+        // connections still each carry what one carried while the link had room. A step up from
+        // here would pay about as little as the plateau is short, which noisy windows hide; what
+        // each connection carries, averaged over the plateau's windows, does not.
+        setLevel(m_level + std::max(1, int(std::ceil(m_options.roomStep * m_level))));
+        m_plateauLevel = m_level;
+        m_steadyWindowsHere = 0;
+        m_windowsSinceProbe = 0;
+        return;
+    }
     if (++m_windowsSinceProbe < m_options.probeEveryWindows)
         return;
     m_windowsSinceProbe = 0;

@@ -9,7 +9,8 @@ namespace multilane {
 // step pays about in proportion (per-connection limits: a capped or window-limited flow), and at
 // the first step that pays much less, jumps to the level a two-point model of the link says
 // fills it (goodput = min(level x rate per connection, uplink)), with a margin. Then it holds,
-// tries a step up now and then, backs off on errors (hard on overload), and steps down while the
+// tries a step up now and then (and takes one where each connection still carries what one carried
+// while the link had room), backs off on errors (hard on overload), and steps down while the
 // round trip rises without goodput rising (a bottleneck queue filling for nothing). Where TCP itself
 // spans the path, a queue standing while it searches ends the search, and the way down from an
 // overshoot goes a quarter a window (the connections kept must grow their windows). It is fed
@@ -33,6 +34,8 @@ public:
         double busyToJudge = 0.85;  // a window is judged only when its connections were this busy
         double queueingRtt = 1.5;   // a round trip this many times its floor is a queue filling
         double crowded = 0.75;      // connections carrying less than this of the best: more than needed
+        double stillRoom = 0.95;    // settled, each still carrying this much of what one did alone: too few
+        double roomStep = 0.15;     // and the step up then
     };
 
     // Running totals at one moment.
@@ -112,6 +115,11 @@ private:
     // change in goodput a decision needs before it counts.
     void measureNoise(double rate);
     double noiseMargin() const;
+    // Settled, and the connections each carry about what one carried while the link had room
+    // (the mean over the search's windows that paid in proportion): the link has room left.
+    bool hasRoomLeft() const;
+    // A step up from the level below paid: what each of its connections carried is one's own rate.
+    void noteUnsharedBelow();
     void describe();
 
     Options m_options;
@@ -151,9 +159,15 @@ private:
     double m_noise = 0;             // mean relative difference of two steady windows at one level
     int m_noiseLevel = 0;           // the last steady window's level and rate
     double m_noiseRate = 0;
-    bool m_descending = false; // the last step down held: the next goes down too (if still crowded)
-    double m_warmingRate = -1; // the last window's rate while new connections warm up
-    double m_firstRate = 0;    // the first window's rate then
+    bool m_descending = false;           // the last step down held: the next goes down too (if still crowded)
+    double m_warmingRate = -1;           // the last window's rate while new connections warm up
+    double m_firstRate = 0;              // the first window's rate then
+    double m_levelRateSum = 0;           // the rates of the judged windows at this level
+    int m_levelWindows = 0;              // and how many
+    double m_belowRatePerConnection = 0; // the level before this one: its windows' mean rate per connection
+    double m_unsharedRateSum = 0;        // rate per connection at the levels below a step that paid, summed
+    int m_unsharedWindows = 0;           // and how many levels
+    int m_steadyWindowsHere = 0; // steady windows since the plateau was set or the level last rose for room
     QString m_reason;
     QString m_limit; // what stopped the growth, for reason()
 };
