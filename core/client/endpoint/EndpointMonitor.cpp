@@ -28,9 +28,32 @@ void EndpointMonitor::recordSuccess(int endpoint)
 void EndpointMonitor::recordNetworkFailure(int endpoint)
 {
     State &state = m_states[endpoint];
-    if (!m_pool.isUp(endpoint) || ++state.consecutiveFailures < m_options.failuresToTrip)
+    if (!m_pool.isUp(endpoint))
         return;
-    takeOut(endpoint, QStringLiteral("%1 stopped answering").arg(m_pool.endpoint(endpoint).displayName()));
+    if (++state.consecutiveFailures >= m_options.failuresToTrip) {
+        takeOut(endpoint,
+                QStringLiteral("%1 stopped answering").arg(m_pool.endpoint(endpoint).displayName()));
+        return;
+    }
+    // One request without an answer may be a passing fault, or the receiver gone. Waiting for more
+    // of the upload's requests to fail there can take long or never end: the scorer sends fewer to
+    // an endpoint that failed, and the last of an upload may go elsewhere. A check says now.
+    confirm(endpoint);
+}
+
+void EndpointMonitor::confirm(int endpoint)
+{
+    State &state = m_states[endpoint];
+    if (state.confirming || state.inFlight)
+        return;
+    state.confirming = true;
+    const int outs = state.outs;
+    sendCheck(endpoint, m_protocol.health(m_pool.endpoint(endpoint)), [this, endpoint, outs](bool healthy) {
+        m_states[endpoint].confirming = false;
+        if (!healthy && m_states[endpoint].outs == outs)
+            takeOut(endpoint,
+                    QStringLiteral("%1 stopped answering").arg(m_pool.endpoint(endpoint).displayName()));
+    });
 }
 
 void EndpointMonitor::takeOut(int endpoint, const QString &why)
@@ -39,6 +62,7 @@ void EndpointMonitor::takeOut(int endpoint, const QString &why)
         return;
     const bool wasOnline = isOnline();
     m_pool.setUp(endpoint, false);
+    ++m_states[endpoint].outs;
     m_states[endpoint].probeDelayMs = m_options.firstProbeDelayMs;
     m_states[endpoint].out.start();
     qCDebug(lcEndpoints) << "out:" << endpoint << why;
@@ -87,10 +111,11 @@ void EndpointMonitor::probe(int endpoint)
 {
     qCDebug(lcEndpoints) << "checking" << endpoint << "after" << m_states[endpoint].out.elapsed() << "ms out";
     m_states[endpoint].inFlight = true;
-    sendProbe(endpoint, m_protocol.health(m_pool.endpoint(endpoint)));
+    sendCheck(endpoint, m_protocol.health(m_pool.endpoint(endpoint)),
+              [this, endpoint](bool healthy) { onProbeAnswered(endpoint, healthy); });
 }
 
-void EndpointMonitor::sendProbe(int endpoint, const Exchange &exchange)
+void EndpointMonitor::sendCheck(int endpoint, const Exchange &exchange, const std::function<void(bool)> &done)
 {
     WireRequest request = exchange.request;
     request.timeoutMs = m_options.probeTimeoutMs; // a stalled endpoint must not hold its re-check up
@@ -98,14 +123,14 @@ void EndpointMonitor::sendProbe(int endpoint, const Exchange &exchange)
     // Ours until answered: a probe still out when the monitor goes must not outlive the
     // transport it came from (the owner declares the transport first, so it goes after us).
     call->setParent(this);
-    connect(call, &WireCall::finished, this, [this, call, endpoint, exchange] {
+    connect(call, &WireCall::finished, this, [this, call, endpoint, exchange, done] {
         call->deleteLater();
         const Step<HealthOutcome> step =
             m_protocol.readHealth(m_pool.endpoint(endpoint), exchange, call->reply());
         if (const Exchange *next = step.next())
-            sendProbe(endpoint, *next);
+            sendCheck(endpoint, *next, done);
         else
-            onProbeAnswered(endpoint, step.outcome() != nullptr);
+            done(step.outcome() != nullptr);
     });
 }
 

@@ -6,6 +6,7 @@
 #include <QList>
 #include <QObject>
 #include <QTimer>
+#include <functional>
 
 namespace multilane {
 
@@ -14,10 +15,10 @@ class WireCall;
 class WireTransport;
 struct Exchange;
 
-// The circuit breaker: an endpoint whose requests fail on the network several times in a row is
-// taken out of the pool, re-checked in the background with capped exponential backoff, and put
-// back the moment its health check answers. When every endpoint is out, the transfer is
-// offline ("waiting for network") until one comes back.
+// The circuit breaker: an endpoint whose requests fail on the network several times in a row, or
+// that fails the health check a first such failure brings, is taken out of the pool, re-checked in
+// the background with capped exponential backoff, and put back the moment its health check answers. When
+// every endpoint is out, the transfer is offline ("waiting for network") until one comes back.
 class EndpointMonitor : public QObject {
     Q_OBJECT
 public:
@@ -56,14 +57,18 @@ private:
     struct State {
         int consecutiveFailures = 0;
         int probeDelayMs = 0;
-        bool waiting = false;  // a probe is scheduled
-        bool inFlight = false; // a probe is running
-        int generation = 0;    // a scheduled probe of an older generation was superseded
-        QElapsedTimer out;     // since it was taken out
+        bool waiting = false;    // a probe is scheduled
+        bool inFlight = false;   // a probe is running
+        bool confirming = false; // a check after a request's failure, while still in the pool
+        int outs = 0;            // times taken out (a confirming check that outlived one is stale)
+        int generation = 0;      // a scheduled probe of an older generation was superseded
+        QElapsedTimer out;       // since it was taken out
     };
     void scheduleProbe(int endpoint);
     void probe(int endpoint);
-    void sendProbe(int endpoint, const Exchange &exchange);
+    // After a failure of an endpoint still in the pool: out at once if its health check fails too.
+    void confirm(int endpoint);
+    void sendCheck(int endpoint, const Exchange &exchange, const std::function<void(bool healthy)> &done);
     void onProbeAnswered(int endpoint, bool healthy);
 
     EndpointPool &m_pool;
