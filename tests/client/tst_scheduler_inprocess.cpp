@@ -700,29 +700,6 @@ private Q_SLOTS:
         QCOMPARE(r.scheduler->job(queued).planner().chunkSize(), qint64(2) << 20);
     }
 
-    // A round trip timed with a new connection's set-up (handshakes, TLS, the receiver's first
-    // work: 100 ms and more on loopback under the sanitizers) says only "a path": the start grows
-    // with the round trip the checks then time on their kept-alive connections.
-    void theStartGrowsOnlyWithAKeptAliveRoundTrip()
-    {
-        QList<Endpoint> list(3);
-        for (int i = 0; i < 3; ++i)
-            list[i].url = QUrl(QStringLiteral("fake://e%1").arg(i));
-        EndpointPool pool(list);
-        for (int i = 0; i < 3; ++i)
-            pool.setAllowedByReceiver(i, 64);
-        TransferServices services;
-        services.protocol = std::make_shared<FakeProtocol>();
-        services.transport = std::make_unique<FakeTransport>();
-        TransferOptions options;
-        options.tuneConnections = true;
-        TransferScheduler scheduler(pool, options, std::move(services));
-        scheduler.capacityChanged(268, true);
-        QCOMPARE(scheduler.connectionsInUse(), 24);
-        scheduler.capacityChanged(268);
-        QCOMPARE(scheduler.connectionsInUse(), 66);
-    }
-
     void chunksGoBehindOthersWithinTheLevel_data()
     {
         QTest::addColumn<bool>("pipelines");

@@ -15,10 +15,9 @@ ConcurrencyTuner::ConcurrencyTuner(const Options &options)
     describe();
 }
 
-int ConcurrencyTuner::startingLevel(double rttMs, int endpoints, bool rttIsUpperBound)
+int ConcurrencyTuner::startingLevel(double rttMs, int endpoints)
 {
-    const double longer = rttIsUpperBound ? 1.0 : std::max(1.0, rttMs / 100);
-    const double perEndpoint = rttMs >= LanRttMs ? 8 * longer : 4;
+    const double perEndpoint = rttMs >= LanRttMs ? 8 * std::max(1.0, rttMs / 100) : 4;
     return int(std::ceil(perEndpoint)) * std::max(1, endpoints);
 }
 

@@ -60,10 +60,8 @@ public:
     // path, and above 100 ms more again in proportion: whether its window or loss holds a TCP
     // connection back, its rate falls as one over the round trip, so the count a link of a given
     // width needs grows with it, and a first level held for its first windows (several round
-    // trips) costs most where the round trip is long. rttIsUpperBound: the round trip was timed
-    // with a connection's set-up (its handshakes, TLS, the server's first work), which may be
-    // most of it: it says "a path", not how long.
-    static int startingLevel(double rttMs, int endpoints, bool rttIsUpperBound = false);
+    // trips) costs most where the round trip is long.
+    static int startingLevel(double rttMs, int endpoints);
 
     int level() const { return m_level; }
     Phase phase() const { return m_phase; }

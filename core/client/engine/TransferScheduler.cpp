@@ -16,12 +16,11 @@ namespace multilane {
 // per-connection limits (a shaper, a window, loss) are the rule: a short upload there is over
 // before a search from fewer reaches the level.
 ConcurrencyTuner::Options TransferScheduler::tunerOptionsFor(const EndpointPool &pool,
-                                                             const TransferOptions &options, double rttMs,
-                                                             bool rttIsUpperBound)
+                                                             const TransferOptions &options, double rttMs)
 {
     ConcurrencyTuner::Options tuning;
-    tuning.start = std::min(ConcurrencyTuner::startingLevel(rttMs, pool.endpointCount(), rttIsUpperBound),
-                            options.connections);
+    tuning.start =
+        std::min(ConcurrencyTuner::startingLevel(rttMs, pool.endpointCount()), options.connections);
     if (options.startLevel > 0)
         tuning.start = std::clamp(options.startLevel, 1, std::max(1, options.connections));
     tuning.initialRttMs = rttMs > 0 ? rttMs : tuning.initialRttMs;
@@ -47,7 +46,7 @@ TransferScheduler::TransferScheduler(EndpointPool &pool, const TransferOptions &
     , m_jobs(options.filesInOrder)
     , m_limiter(options.limitBytesPerSecond)
     , m_scorer(pool.endpointCount())
-    , m_tuner(tunerOptionsFor(pool, options, 0, false))
+    , m_tuner(tunerOptionsFor(pool, options, 0))
     , m_connections(options.tuneConnections ? m_tuner.level() : options.connections)
     , m_fixedConnections(options.connections)
 {
@@ -110,8 +109,7 @@ void TransferScheduler::adaptTo(const LinkEstimate &estimate)
     // expects on the new link, not for the one the old tuner backed off to as the network went.
     if (m_options.tuneConnections) {
         // What the checks measured still holds for the new link's first windows.
-        m_tuner =
-            ConcurrencyTuner(tunerOptionsFor(m_pool, m_options, m_roundTripMs, m_roundTripIsUpperBound));
+        m_tuner = ConcurrencyTuner(tunerOptionsFor(m_pool, m_options, m_roundTripMs));
         m_tuner.setRoundTrip(m_roundTripMs);
         m_connections = m_tuner.level();
     }
@@ -127,18 +125,15 @@ void TransferScheduler::adaptTo(const LinkEstimate &estimate)
         pump();
 }
 
-void TransferScheduler::capacityChanged(double rttMs, bool rttIsUpperBound)
+void TransferScheduler::capacityChanged(double rttMs)
 {
     const int ceiling = std::min(m_pool.totalCapacity(), MaxConnections);
     if (m_options.tuneConnections) {
         m_options.connections = ceiling;
-        if (rttMs > 0) {
+        if (rttMs > 0)
             m_roundTripMs = rttMs;
-            m_roundTripIsUpperBound = rttIsUpperBound;
-        }
         if (!m_started || !m_tuner.hasJudged())
-            m_tuner =
-                ConcurrencyTuner(tunerOptionsFor(m_pool, m_options, m_roundTripMs, m_roundTripIsUpperBound));
+            m_tuner = ConcurrencyTuner(tunerOptionsFor(m_pool, m_options, m_roundTripMs));
         m_tuner.setMaximum(ceiling);
         m_tuner.setRoundTrip(m_roundTripMs);
         m_connections = m_tuner.level();

@@ -76,8 +76,7 @@ public:
     // tuner, or for a fixed count. rttMs: the round trip the check measured (0: not known). Until
     // the tuner has judged anything, it starts again from what is known now. Called as an
     // endpoint passes its check, which lets requests go behind those already sent to it.
-    // rttIsUpperBound: timed with the connection's set-up (ConcurrencyTuner::startingLevel).
-    void capacityChanged(double rttMs = 0, bool rttIsUpperBound = false);
+    void capacityChanged(double rttMs = 0);
     // The protocol's destination checks are out: no file looks at its destination or is written
     // until destinationChecked() (what they find spares each file its own look, in a round trip
     // the checks take anyway).
@@ -176,7 +175,7 @@ private:
     // The checks measured a round trip this short: a LAN.
     bool isLan() const { return m_roundTripMs > 0 && m_roundTripMs < ConcurrencyTuner::LanRttMs; }
     static ConcurrencyTuner::Options tunerOptionsFor(const EndpointPool &pool, const TransferOptions &options,
-                                                     double rttMs, bool rttIsUpperBound);
+                                                     double rttMs);
     static constexpr qint64 MinSpreadChunk = 256 * 1024; // and a file this small goes whole
     static constexpr qint64 MinPathChunk = 64 * 1024;    // the floor across a path with a round trip
     bool mayPushData();
@@ -269,12 +268,11 @@ private:
     bool m_destinationSeenEmpty = false;
     bool m_noUnfinishedUploadsSeen = false;
     bool m_awaitingDestinationCheck = false;
-    int m_keptForLevel = -1;              // the level the connections kept through a drain were chosen for
-    int m_jobsBeforeFirstStored = -1;     // how many jobs were queued when the first file was stored
-    double m_roundTripMs = 0;             // a request's, from the endpoint check (0: not known)
-    bool m_roundTripIsUpperBound = false; // it was timed with its connection's set-up
-    qint64 m_busySlotMs = 0;              // requests in flight, summed over time: how busy the level was
-    qint64 m_busySlotsSinceMs = 0;        // when m_busySlotMs was last brought up to date
+    int m_keptForLevel = -1;          // the level the connections kept through a drain were chosen for
+    int m_jobsBeforeFirstStored = -1; // how many jobs were queued when the first file was stored
+    double m_roundTripMs = 0;         // a request's, from the endpoint check (0: not known)
+    qint64 m_busySlotMs = 0;          // requests in flight, summed over time: how busy the level was
+    qint64 m_busySlotsSinceMs = 0;    // when m_busySlotMs was last brought up to date
     qint64 m_startedMs = 0;
     bool m_limiterWakeScheduled = false;
     QTimer m_progressTimer;

@@ -213,9 +213,7 @@ void UploadRun::onEndpointHealthy(int endpoint)
         m_graceStarted = true;
         m_uncheckedGrace.start(std::max(UncheckedGraceMinMs, int(4 * said.rttMs)));
     }
-    // Timed with a new connection's set-up: the checks' round trip on a kept-alive connection
-    // (onEndpointsChecked) is the one a start may grow with.
-    m_scheduler->capacityChanged(said.rttMs, true);
+    m_scheduler->capacityChanged(said.rttMs);
 }
 
 void UploadRun::holdUncheckedEndpoints()
