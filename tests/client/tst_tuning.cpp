@@ -524,8 +524,8 @@ private Q_SLOTS:
         // plateau, resting on a window or two, may be put well short, and a step up of a tenth
         // from there pays less than the windows move: it is never kept. Settled, the connections
         // then still each carry what one carried while the link had room, which the plateau's
-        // running rate shows through the noise, and the level rises. Without that, 28 of these
-        // 128 seeds held less than 95 % of the uplink over the last half (13 with it).
+        // running rate shows through the noise, and the level rises. Noise this large still puts
+        // some seeds short over the last half; without the rule more than one in five are.
         int shortOfTheUplink = 0;
         const int seeds = 128;
         for (quint32 seed = 1; seed <= quint32(seeds); ++seed) {

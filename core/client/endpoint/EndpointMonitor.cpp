@@ -31,8 +31,7 @@ void EndpointMonitor::recordNetworkFailure(int endpoint)
     if (!m_pool.isUp(endpoint))
         return;
     if (++state.consecutiveFailures >= m_options.failuresToTrip) {
-        takeOut(endpoint,
-                QStringLiteral("%1 stopped answering").arg(m_pool.endpoint(endpoint).displayName()));
+        takeOut(endpoint, stoppedAnswering(endpoint));
         return;
     }
     // One request without an answer may be a passing fault, or the receiver gone. Waiting for more
@@ -44,16 +43,20 @@ void EndpointMonitor::recordNetworkFailure(int endpoint)
 void EndpointMonitor::confirm(int endpoint)
 {
     State &state = m_states[endpoint];
-    if (state.confirming || state.inFlight)
+    if (state.confirming)
         return;
     state.confirming = true;
     const int outs = state.outs;
     sendCheck(endpoint, m_protocol.health(m_pool.endpoint(endpoint)), [this, endpoint, outs](bool healthy) {
         m_states[endpoint].confirming = false;
         if (!healthy && m_states[endpoint].outs == outs)
-            takeOut(endpoint,
-                    QStringLiteral("%1 stopped answering").arg(m_pool.endpoint(endpoint).displayName()));
+            takeOut(endpoint, stoppedAnswering(endpoint));
     });
+}
+
+QString EndpointMonitor::stoppedAnswering(int endpoint) const
+{
+    return QStringLiteral("%1 stopped answering").arg(m_pool.endpoint(endpoint).displayName());
 }
 
 void EndpointMonitor::takeOut(int endpoint, const QString &why)

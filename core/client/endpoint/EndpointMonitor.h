@@ -68,6 +68,7 @@ private:
     void probe(int endpoint);
     // After a failure of an endpoint still in the pool: out at once if its health check fails too.
     void confirm(int endpoint);
+    QString stoppedAnswering(int endpoint) const;
     void sendCheck(int endpoint, const Exchange &exchange, const std::function<void(bool healthy)> &done);
     void onProbeAnswered(int endpoint, bool healthy);
 

@@ -326,15 +326,15 @@ void ConcurrencyTuner::noteUnsharedBelow()
     if (m_belowRatePerConnection <= 0)
         return;
     m_unsharedRateSum += m_belowRatePerConnection;
-    ++m_unsharedWindows;
+    ++m_unsharedLevels;
 }
 
 bool ConcurrencyTuner::hasRoomLeft() const
 {
     // Where a queue stands, more connections would only lengthen it.
-    if (m_queueing || m_unsharedWindows == 0 || m_level >= m_options.maximum)
+    if (m_queueing || m_unsharedLevels == 0 || m_level >= m_options.maximum)
         return false;
-    const double unshared = m_unsharedRateSum / m_unsharedWindows;
+    const double unshared = m_unsharedRateSum / m_unsharedLevels;
     return m_plateauRate / m_level >= m_options.stillRoom * unshared;
 }
 
@@ -431,7 +431,7 @@ void ConcurrencyTuner::judgeSteady(double rate, const Sample &sample)
         m_phase = Phase::Ramp;
         // What one connection carried with room to spare was the old link's.
         m_unsharedRateSum = 0;
-        m_unsharedWindows = 0;
+        m_unsharedLevels = 0;
         // A level the last search came back to, falling short again before it was even probed:
         // its plateau figure was not its own (a lossy path's first windows, before the losses
         // that now hold each connection back), and the next search must not return to it.

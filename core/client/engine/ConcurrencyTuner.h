@@ -114,7 +114,8 @@ private:
     void measureNoise(double rate);
     double noiseMargin() const;
     // Settled, and the connections each carry about what one carried while the link had room
-    // (the mean over the search's windows that paid in proportion): the link has room left.
+    // (the mean over the levels below a step that paid, each level's over its windows): the link
+    // has room left.
     bool hasRoomLeft() const;
     // A step up from the level below paid: what each of its connections carried is one's own rate.
     void noteUnsharedBelow();
@@ -164,7 +165,7 @@ private:
     int m_levelWindows = 0;              // and how many
     double m_belowRatePerConnection = 0; // the level before this one: its windows' mean rate per connection
     double m_unsharedRateSum = 0;        // rate per connection at the levels below a step that paid, summed
-    int m_unsharedWindows = 0;           // and how many levels
+    int m_unsharedLevels = 0;            // and how many levels
     int m_steadyWindowsHere = 0; // steady windows since the plateau was set or the level last rose for room
     QString m_reason;
     QString m_limit; // what stopped the growth, for reason()
