@@ -25,7 +25,8 @@ static Endpoint endpointAt(quint16 port)
 {
     Endpoint endpoint = *EndpointParser::fromUrl(QStringLiteral("http://127.0.0.1:%1").arg(port)).value;
     // Room for every connection on any endpoint: a blind round-robin then lets the slow one
-    // hoard connections (measured 32/32/32 chunks with scoring off); scored, it gets a fraction.
+    // hoard connections (32/32/32 chunks with scoring off, at 20 and 2 MB/s); scored, it gets a
+    // fraction.
     endpoint.maxConnections = 12;
     return endpoint;
 }
@@ -44,16 +45,19 @@ private Q_SLOTS:
 
     void slowEndpointGetsFewerChunks()
     {
-        // Two endpoints at 20 MB/s per connection, one at 2 MB/s, 10 ms round trip.
+        // Two endpoints at 5 MB/s per connection, one at 0.5 MB/s, 10 ms round trip. Rates a busy
+        // machine still delivers: at 20 and 2 MB/s, linksim and the receiver ran short of CPU beside
+        // other suites, the fast endpoints carried less than their links and the slow one, fairly,
+        // more (31/43/22 chunks in CI).
         const QList<QUrl> urls = m_receiver->urls();
         LinksimProcess fast;
         QVERIFY2(fast.start({quint16(urls.at(0).port()), quint16(urls.at(1).port())},
-                            {QStringLiteral("--per-connection-rate"), QStringLiteral("20MB/s"),
+                            {QStringLiteral("--per-connection-rate"), QStringLiteral("5MB/s"),
                              QStringLiteral("--rtt"), QStringLiteral("10"), QStringLiteral("--quiet")}),
                  qPrintable(fast.errorText()));
         LinksimProcess slow;
         QVERIFY2(slow.start({quint16(urls.at(2).port())},
-                            {QStringLiteral("--per-connection-rate"), QStringLiteral("2MB/s"),
+                            {QStringLiteral("--per-connection-rate"), QStringLiteral("500KB/s"),
                              QStringLiteral("--rtt"), QStringLiteral("10"), QStringLiteral("--quiet")}),
                  qPrintable(slow.errorText()));
         EndpointPool pool(
@@ -72,7 +76,7 @@ private Q_SLOTS:
         const double fastAverage = (stats.at(0).chunks + stats.at(1).chunks) / 2.0;
         qInfo("chunks per endpoint: fast %d, fast %d, slow %d", stats.at(0).chunks, stats.at(1).chunks,
               stats.at(2).chunks);
-        // Measured 41/41/14 scored, 32/32/32 blind.
+        // Measured 44/44/8, also beside four busy loops.
         QVERIFY2(stats.at(2).chunks < fastAverage / 2,
                  "the slow endpoint was not given clearly fewer chunks");
         QVERIFY(TestFiles::sameContents(m_file, m_storage.filePath(QStringLiteral("uneven/data.bin"))));
