@@ -59,7 +59,6 @@ struct LinkModel {
         double steadyMin = 0, steadyMax = 0; // rate over 500 ms windows in the last half
         double steadyMean = 0;               // and over the whole last half
         int maxLevel = 0;
-        qint64 firstStepMs = -1; // when the level first changed
         int firstSettledLevel = 0, maxLevelOnceSettled = 0, minLevelOnceSettled = 0;
         QString reason;
         int levelBeforeErrors = 0, levelAfterErrors = 0;
@@ -187,8 +186,6 @@ struct LinkModel {
                 }
             }
             result.maxLevel = std::max(result.maxLevel, tuner.level());
-            if (result.firstStepMs < 0 && tuner.level() != level)
-                result.firstStepMs = t;
             if (result.firstSettledLevel > 0) {
                 result.maxLevelOnceSettled = std::max(result.maxLevelOnceSettled, tuner.level());
                 result.minLevelOnceSettled = result.minLevelOnceSettled == 0
@@ -421,22 +418,6 @@ private Q_SLOTS:
         QVERIFY2(run.maxLevel <= 96, qPrintable(QStringLiteral("went up to %1").arg(run.maxLevel)));
         QVERIFY2(run.finalLevel <= 24, qPrintable(run.reason));
         QVERIFY(run.steadyMin >= 0.95 * 26e6);
-    }
-
-    void theFirstLevelIsJudgedFromItsFirstBytes()
-    {
-        // The first level's connections opened while the upload was being created and carry
-        // from its first bytes on: a new connection's settle time on top of that held a link
-        // that needs six times the first level at a sixth of its rate for 1.5 round trips more.
-        LinkModel link{0.42e6, 65e6, 108};
-        link.startDelayMs = 300;
-        ConcurrencyTuner tuner(tunerFor(27, 192, 108));
-        const LinkModel::Run run = link.run(tuner, 5000);
-        // Two windows of a round trip, each rounded up to the next 100 ms sample: the first shows
-        // where the rate stands, the second that it no longer rises.
-        QVERIFY2(run.firstStepMs >= 0 && run.firstStepMs <= link.startDelayMs + 4 * 100,
-                 qPrintable(QStringLiteral("first step after %1 ms").arg(run.firstStepMs)));
-        QVERIFY2(run.steadyMin >= 0.9 * 65e6, qPrintable(run.summary()));
     }
 
     void aStepWhoseNewConnectionsHaveNotStartedIsLookedAtAgain()

@@ -65,7 +65,6 @@ void ConcurrencyTuner::setLevel(int level)
     m_levelRateSum = 0;
     m_levelWindows = 0;
     m_level = level;
-    m_firstLevelFlowing = false;
     m_lookedAgain = false;
     m_changedAtMs = m_window.startMs;
     m_warmingRate = -1; // the first window at the new level starts the warm-up check
@@ -100,13 +99,12 @@ int ConcurrencyTuner::update(const Sample &sample)
         m_tcpRttMs = sample.minRttMs;
     if (sample.minRttMs > 0)
         m_floorRttMs = sample.minRttMs;
-    if (m_window.startMs < 0 || (m_lastRate < 0 && m_window.bytes == 0)) {
+    if (m_window.startMs < 0 || (m_lastRate < 0 && sample.bytes == 0)) {
         // The first window starts once bytes flow: before that the requests are still on their
         // way (a create, the first chunks, a round trip or more), and a window over that time
         // would undersell the first level, so the next step would look as if it paid in full.
         startWindow(sample);
         m_changedAtMs = sample.nowMs;
-        m_firstLevelFlowing = sample.bytes > 0;
         return m_level;
     }
     // Errors are acted on at once; waiting out a window would only make more of them.
@@ -130,12 +128,8 @@ int ConcurrencyTuner::update(const Sample &sample)
         return m_level;
     }
     // Right after a change, new connections are still opening: a window that began before they
-    // carry anything would undersell the level. It starts once they do. The first level's
-    // connections opened while the upload was being created and carry from its first bytes on;
-    // across a round trip the warm-up below holds the level while their rate still rises (a real
-    // path's slow start needs the settle time as well).
-    const bool opened = m_firstLevelFlowing && firstLevelWarms() && !isRealPath();
-    if (!opened && m_window.startMs < m_changedAtMs + settleMs()) {
+    // carry anything would undersell the level. It starts once they do.
+    if (m_window.startMs < m_changedAtMs + settleMs()) {
         if (sample.nowMs >= m_changedAtMs + settleMs())
             startWindow(sample);
         return m_level;
@@ -156,7 +150,7 @@ int ConcurrencyTuner::update(const Sample &sample)
     // The first level is held the same way on any path with a round trip: its first windows see
     // the upload's own start (chunks reaching the connections one round trip after another).
     const bool realPath = isRealPath();
-    const bool firstLevel = firstLevelWarms();
+    const bool firstLevel = m_lastRate < 0 && m_rttMs >= 10;
     const double warmRttMs = realPath ? m_tcpRttMs : m_rttMs;
     if (m_phase == Phase::Ramp && (realPath || firstLevel) &&
         (m_warmingRate < 0 || rate > m_warmingRate * 1.1) &&

@@ -108,9 +108,6 @@ private:
     // The connections' own round trip spans a path (not a proxy next door): real TCP's windows
     // and queues apply.
     bool isRealPath() const { return m_tcpRttMs >= 10; }
-    // Nothing judged yet across a round trip: the upload's own start (chunks reaching the
-    // connections one round trip after another) shows in the first windows.
-    bool firstLevelWarms() const { return m_lastRate < 0 && m_rttMs >= 10; }
     void judgeSteady(double rate, const Sample &sample);
     // How much two steady windows at one level differ (a busy machine, a bursty link), and the
     // change in goodput a decision needs before it counts.
@@ -129,7 +126,6 @@ private:
     Phase m_phase = Phase::Ramp;
     Window m_window;
     qint64 m_changedAtMs = 0;
-    bool m_firstLevelFlowing = false; // the first level, its first window begun with bytes flowing
     double m_rttMs;
     double m_requestRttMs = 0; // a request's round trip, end to end
     double m_tcpRttMs = 0;     // the connections' own, without queueing (their smallest)
