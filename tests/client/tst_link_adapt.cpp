@@ -202,9 +202,18 @@ private Q_SLOTS:
             QVERIFY(TestFiles::sameContents(job.source().localPath, m_storage.filePath(job.remotePath())));
             // 8 MiB files across a path with a round trip: 64 KiB before (8 MiB spread over 16
             // pieces for each connection the receivers allow, below the floor); after, the
-            // measured 8 MiB spread over 16 pieces for each of the two connections.
-            const qint64 expected = startedAfter.contains(i) ? 256 * 1024 : 64 * 1024;
-            QCOMPARE(job.planner().chunkSize(), expected);
+            // measured 8 MiB spread over 16 pieces for each connection the new tuner expects: two,
+            // or one while it holds one for a window (on the new link it steps 2 -> 1 -> 2 in
+            // some runs, and a file that starts then is cut for one: 512 KiB).
+            const qint64 chunk = job.planner().chunkSize();
+            const bool ok =
+                startedAfter.contains(i) ? chunk == 256 * 1024 || chunk == 512 * 1024 : chunk == 64 * 1024;
+            QVERIFY2(ok, qPrintable(QStringLiteral("file %1 (%2 the new measurement): %3 KiB; tuner: %4")
+                                        .arg(i)
+                                        .arg(startedAfter.contains(i) ? QStringLiteral("started after")
+                                                                      : QStringLiteral("started before"))
+                                        .arg(chunk / 1024)
+                                        .arg(scheduler.tuner().reason())));
         }
     }
 
