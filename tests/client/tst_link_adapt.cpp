@@ -157,6 +157,10 @@ private Q_SLOTS:
                 startedAfter.append(id);
         });
         bool changed = false;
+        // What happened when, for the message of a measurement that looks like the old link's.
+        QElapsedTimer clock;
+        clock.start();
+        QStringList events;
         // While the probe runs the upload sends nothing new: the probe measures the link, not
         // what the upload leaves of it.
         qint64 sentWhenMeasuring = -1;
@@ -170,11 +174,15 @@ private Q_SLOTS:
             if (changed || p.bytesDone < 3 * 1024 * 1024)
                 return;
             changed = true;
+            events.append(QStringLiteral("old link killed at %1 ms").arg(clock.elapsed()));
             link->process().kill();
             link->process().waitForFinished(10000);
         });
         // The new link comes up once the upload has noticed that every endpoint is gone.
         connect(&scheduler, &TransferScheduler::onlineChanged, this, [&](bool online) {
+            events.append(QStringLiteral("%1 at %2 ms")
+                              .arg(online ? QStringLiteral("online") : QStringLiteral("offline"))
+                              .arg(clock.elapsed()));
             if (online)
                 return;
             link = std::make_unique<LinksimProcess>();
@@ -194,7 +202,8 @@ private Q_SLOTS:
         // The old link carries at most 4 MB/s in all; the probe's 12 streams get 60 MB/s from the
         // new one (60-66 MB/s measured alone, 13-23 beside the other suites under the sanitizers
         // on two cores): twice what the old link can give is only the new link's.
-        QVERIFY2(estimate.bytesPerSecond > 8e6, qPrintable(estimate.summary()));
+        QVERIFY2(estimate.bytesPerSecond > 8e6,
+                 qPrintable(estimate.summary() + QStringLiteral("; ") + events.join(QStringLiteral(", "))));
         QVERIFY(!startedAfter.isEmpty());
         for (int i = 0; i < scheduler.jobCount(); ++i) {
             const TransferJob &job = scheduler.job(i);
