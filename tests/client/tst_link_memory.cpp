@@ -109,8 +109,8 @@ private Q_SLOTS:
 
     // A run whose tuner settles leaves the level in the journal, under the network it ran on:
     // over linksim (0.5 MB/s a connection, 4 MB/s in all) the 32 MiB take 8 s, the search about
-    // one (1.5-2.2 s under the sanitizers beside busy loops; at 8 MB/s, 4 s, it once did not
-    // settle in time beside the other sanitizer suites).
+    // one: room for the slower search of a busy machine under the sanitizers (the wait ends as
+    // soon as the estimate is written).
     void aSettledRunLeavesItsEstimate()
     {
         QList<quint16> ports;
