@@ -1,5 +1,6 @@
 #include "FilePlacer.h"
 
+#include "DirectorySync.h"
 #include "FileOps.h"
 #include "Sha256.h"
 #include "StorageError.h"
@@ -24,8 +25,9 @@ QByteArray parentOf(const QByteArray &relative)
 
 } // namespace
 
-FilePlacer::FilePlacer(const QByteArray &storageRoot)
+FilePlacer::FilePlacer(const QByteArray &storageRoot, DirectorySync &folderSync)
     : m_root(storageRoot)
+    , m_folderSync(folderSync)
 {}
 
 QByteArray FilePlacer::nativePath(const QString &path) const
@@ -140,7 +142,7 @@ Result<FinishedFile> FilePlacer::place(const QByteArray &source, const QString &
 
     // The rename is only durable once the folder's entry is on disk.
     const QByteArray folder = parent.isEmpty() ? m_root : m_root + '/' + parent;
-    if (const int syncError = FileOps::syncDirectory(folder); syncError != 0)
+    if (const int syncError = m_folderSync.sync(folder); syncError != 0)
         return StorageError::fromErrno(syncError, QStringLiteral("cannot sync the folder of '%1'").arg(path));
     return FinishedFile{FinishedFile::Status::Stored, finalPath, sha256};
 }

@@ -9,12 +9,15 @@
 
 namespace multilane {
 
+class DirectorySync;
+
 // Moves a finished, synced temporary file to its destination below the storage folder and
 // applies the conflict policy. Every name is claimed with renameat2(RENAME_NOREPLACE), so two
-// processes finishing files for one path never pick the same name or overwrite each other.
+// processes finishing files for one path never pick the same name or overwrite each other. The
+// folder's fsync after the rename goes through `folderSync`, shared by the store's requests.
 class FilePlacer {
 public:
-    explicit FilePlacer(const QByteArray &storageRoot);
+    FilePlacer(const QByteArray &storageRoot, DirectorySync &folderSync);
 
     // What sits at `path` now; sha256 only when its size equals sizeForHash.
     std::optional<ExistingFile> existing(const QString &path, qint64 sizeForHash) const;
@@ -43,6 +46,7 @@ private:
     static int moveNoReplace(const QByteArray &source, const QByteArray &target);
 
     QByteArray m_root;
+    DirectorySync &m_folderSync;
 };
 
 } // namespace multilane

@@ -43,7 +43,8 @@ LocalFolderStore::LocalFolderStore(const QString &storageFolder)
     : m_storageFolder(QDir(storageFolder).absolutePath())
     , m_root(QFile::encodeName(m_storageFolder))
     , m_uploads(m_root + '/' + UploadPath::PrivateFolder + "/uploads")
-    , m_placer(m_root)
+    , m_folderSync(FileOps::syncDirectory)
+    , m_placer(m_root, m_folderSync)
 {}
 
 std::optional<ProtocolError> LocalFolderStore::prepare()

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "DirectorySync.h"
 #include "FilePlacer.h"
 #include "PrefixHasher.h"
 #include "UploadFiles.h"
@@ -61,8 +62,9 @@ private:
                                 const QByteArray &expectedSha256);
 
     QString m_storageFolder;
-    QByteArray m_root;    // the storage folder, native encoding
-    QByteArray m_uploads; // <root>/.multilane/uploads
+    QByteArray m_root;          // the storage folder, native encoding
+    QByteArray m_uploads;       // <root>/.multilane/uploads
+    DirectorySync m_folderSync; // before m_placer, which uses it
     FilePlacer m_placer;
     PrefixHasher m_prefixes;
     WriteLockStripes m_writeLocks; // chunk writers of one upload take turns
