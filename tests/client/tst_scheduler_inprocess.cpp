@@ -326,6 +326,35 @@ private Q_SLOTS:
         QCOMPARE(r.transport->count(QStringLiteral("/create/f0")), 1); // not retried
     }
 
+    void theTotalsFollowAFailureAndItsRetry()
+    {
+        // The progress totals are counted as jobs change state, not by a pass over the jobs:
+        // a failed file counts as failed, then, retried, as neither, then as done.
+        bool refuse = true;
+        Rig r = rig(1, [&refuse](const Sent &sent) {
+            return FakeTransport::status(refuse && sent.path == QStringLiteral("/create/f0") ? 409 : 200);
+        });
+        qint64 bytes = 0;
+        for (const SourceFile &file : std::as_const(m_files))
+            bytes += file.size;
+        QVERIFY(runToEnd(*r.scheduler));
+        TransferProgress progress = r.scheduler->progress();
+        QCOMPARE(progress.filesTotal, 3);
+        QCOMPARE(progress.bytesTotal, bytes);
+        QCOMPARE(progress.filesFailed, 1);
+        QCOMPARE(progress.filesDone, 2);
+
+        refuse = false;
+        QSignalSpy finished(r.scheduler.get(), &TransferScheduler::finished);
+        r.scheduler->retryJob(0);
+        QCOMPARE(r.scheduler->progress().filesFailed, 0);
+        QVERIFY(finished.wait(20000));
+        progress = r.scheduler->progress();
+        QCOMPARE(progress.filesFailed, 0);
+        QCOMPARE(progress.filesDone, 3);
+        QCOMPARE(progress.filesDone, count(*r.scheduler, TransferState::Done));
+    }
+
     void damagedChunkIsChecksummedAndSentAgain()
     {
         bool damaged = false;

@@ -13,8 +13,24 @@ int JobQueue::add(const SourceFile &file, qint64 chunkSize)
     const int id = int(m_jobs.size());
     m_order.push_back(id);
     m_jobs.emplace_back(id, file, chunkSize);
+    ++m_inState[std::size_t(TransferState::Queued)];
+    m_bytesTotal += file.size;
     m_batchOf.push_back(m_batch);
     return id;
+}
+
+void JobQueue::setState(TransferJob &job, TransferState state)
+{
+    --m_inState[std::size_t(job.state())];
+    job.setState(state);
+    ++m_inState[std::size_t(state)];
+}
+
+void JobQueue::resetForRetry(TransferJob &job)
+{
+    --m_inState[std::size_t(job.state())];
+    job.resetForRetry();
+    ++m_inState[std::size_t(job.state())];
 }
 
 void JobQueue::reserve(qsizetype more)

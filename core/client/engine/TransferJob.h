@@ -54,7 +54,6 @@ public:
     const SourceFile &source() const { return m_source; }
     const ChunkPlanner &planner() const { return m_planner; }
     TransferState state() const { return m_state; }
-    void setState(TransferState state) { m_state = state; }
 
     // Receiver-side upload (chunked files only).
     const QString &uploadId() const;
@@ -118,8 +117,6 @@ public:
     void noteEndpointUsed(int endpoint);
     // A file that arrived needs none of its work state (a batch keeps every job to its end).
     void dropWorkState() { m_work.reset(); }
-    // Back to the start for retry(): nothing attached, nothing acknowledged, no error.
-    void resetForRetry();
 
     // The server completed the upload with a chunk's answer (ProtocolCapabilities::chunksComplete);
     // the file is done once the answers of its other chunks are in. Null until then.
@@ -165,6 +162,12 @@ public:
     bool rehashingForHeldChunks = false; // the receiver kept another chunk size: hashing again
 
 private:
+    // Through JobQueue, which counts the jobs in each state.
+    friend class JobQueue;
+    void setState(TransferState state) { m_state = state; }
+    // Back to the start for retry(): nothing attached, nothing acknowledged, no error.
+    void resetForRetry();
+
     int m_id;
     SourceFile m_source;
     ChunkPlanner m_planner;

@@ -167,15 +167,10 @@ TransferProgress TransferScheduler::progress() const
 {
     TransferProgress progress;
     progress.filesTotal = m_jobs.count();
-    for (const TransferJob &job : m_jobs.jobs()) {
-        progress.bytesTotal += job.source().size;
-        if (job.state() == TransferState::Done)
-            ++progress.filesDone;
-        else if (job.state() == TransferState::Skipped)
-            ++progress.filesSkipped;
-        else if (job.state() == TransferState::Failed)
-            ++progress.filesFailed;
-    }
+    progress.bytesTotal = m_jobs.bytesTotal();
+    progress.filesDone = m_jobs.countIn(TransferState::Done);
+    progress.filesSkipped = m_jobs.countIn(TransferState::Skipped);
+    progress.filesFailed = m_jobs.countIn(TransferState::Failed);
     progress.bytesDone = m_bytesAcknowledged + m_bytesInFlight;
     progress.bytesSent = m_bytesSent;
     progress.bytesDelivered = m_bytesDelivered;
@@ -280,7 +275,7 @@ void TransferScheduler::openQueuedJobs()
         // The chunk size is chosen as the file starts, with what the tuner knows by then.
         if (job.known().uploadId.isEmpty())
             job.setRequestedChunkSize(chunkSizeFor(job.source()));
-        job.setState(TransferState::Preparing);
+        m_jobs.setState(job, TransferState::Preparing);
         job.needsCreate = !job.planner().isSingleRequest();
         job.sha256BeforeCreate =
             job.source().size <= m_services.protocol->capabilities().sha256BeforeCreateUpTo;
@@ -814,7 +809,7 @@ void TransferScheduler::takeForSending(TransferJob &job, const InFlight &request
 {
     if (request.kind == RequestKind::Single) {
         m_limiter.consume(job.source().size, now());
-        job.setState(TransferState::Uploading);
+        m_jobs.setState(job, TransferState::Uploading);
         job.requestInFlight = true;
     } else {
         m_limiter.consume(job.planner().chunk(request.chunk).length, now());
@@ -828,7 +823,7 @@ void TransferScheduler::sendComplete(TransferJob &job, const EndpointLease &leas
         failAsChanged(job);
         return;
     }
-    job.setState(TransferState::Completing);
+    m_jobs.setState(job, TransferState::Completing);
     job.requestInFlight = true;
     send({RequestKind::Complete,
           job.id(),
@@ -866,7 +861,7 @@ void TransferScheduler::finishJob(TransferJob &job, TransferState state, const Q
     }
     if (state == TransferState::Done && m_jobsBeforeFirstStored < 0)
         m_jobsBeforeFirstStored = m_jobs.count(); // before listeners add files
-    job.setState(state);
+    m_jobs.setState(job, state);
     job.setError(error);
     job.setResumable(state == TransferState::Failed && resumable);
     m_dirtyJobs.insert(job.id());

@@ -236,7 +236,7 @@ void TransferScheduler::onCreateAnswer(TransferJob &job, const AttachOutcome &ou
     // Same size as a file already there: hold the chunks until our hash says whether it is ours.
     job.waitingForHashToCompare =
         !job.existingSha256().isEmpty() && (job.sha256().isEmpty() || job.sha256() == job.existingSha256());
-    job.setState(TransferState::Uploading);
+    m_jobs.setState(job, TransferState::Uploading);
     checkHeldChunks(job);
 }
 
@@ -270,7 +270,7 @@ void TransferScheduler::onChunkAnswer(TransferJob &job, const InFlight &request,
         // Expired or aborted on the server: attach again; held chunks come back in the answer.
         job.returnToPending(request.chunk);
         job.needsCreate = true;
-        job.setState(TransferState::Preparing);
+        m_jobs.setState(job, TransferState::Preparing);
         return;
     }
     // No answer at all is the endpoint's fault, not the chunk's: it does not use up the chunk's
@@ -316,7 +316,7 @@ void TransferScheduler::onCompleteFailure(TransferJob &job, const ProtocolFailur
         return;
     }
     job.needsCreate = true;
-    job.setState(TransferState::Preparing);
+    m_jobs.setState(job, TransferState::Preparing);
 }
 
 void TransferScheduler::onFinishAnswer(TransferJob &job, const FinishOutcome &outcome)
@@ -337,11 +337,11 @@ void TransferScheduler::putBack(TransferJob &job, const InFlight &request)
         return;
     case RequestKind::Complete:
         job.requestInFlight = false;
-        job.setState(TransferState::Uploading);
+        m_jobs.setState(job, TransferState::Uploading);
         return;
     case RequestKind::Single:
         job.requestInFlight = false;
-        job.setState(TransferState::Preparing);
+        m_jobs.setState(job, TransferState::Preparing);
         return;
     case RequestKind::Create:
     case RequestKind::Query:

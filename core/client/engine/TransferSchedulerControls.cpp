@@ -66,7 +66,7 @@ void TransferScheduler::retryJob(int id)
     if (job.state() != TransferState::Failed && job.state() != TransferState::Cancelled)
         return;
     m_bytesAcknowledged -= job.acknowledgedBytes();
-    job.resetForRetry();
+    m_jobs.resetForRetry(job);
     m_dirtyJobs.insert(id);
     m_jobs.queueForRetry(id);
     if (m_finished && m_started) {
