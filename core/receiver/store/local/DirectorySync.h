@@ -12,7 +12,7 @@ namespace multilane {
 // Makes the renames into a folder durable with one fsync of the folder for all the requests that
 // ask at once (group commit, as a database does with its log). On a disk with a write cache each
 // fsync is a cache flush that the device serialises; with many connections finishing small files
-// in one folder, one flush per file bound the files a second (docs/performance.md, "Cost").
+// in one folder, each file would pay a flush for the folder besides the one for its own data.
 //
 // A caller returns only after an fsync that started after it called has finished, so its rename is
 // covered; callers that arrive while one runs wait for the next, which covers them all.
