@@ -11,6 +11,10 @@
 #include "Units.h"
 #include "UploadSession.h"
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 namespace multilane {
 
 TransferController::TransferController(SettingsStore &settings, ResumeJournal *journal,
@@ -85,6 +89,23 @@ void TransferController::toS3(UploadPlan &plan, const S3TargetSettings &s3)
         plan.s3Credentials = S3Credentials{s3.accessKeyId, s3.secretAccessKey, {}, tr("the keyring")};
 }
 
+// Rows in the order a file manager shows them: file2 before file10. Each name is decoded once
+// (SourceFile keeps its paths as UTF-8), not twice in every comparison.
+static void sortAsAFileManagerDoes(QList<SourceFile> &files)
+{
+    std::vector<std::pair<QString, qsizetype>> names;
+    names.reserve(std::size_t(files.size()));
+    for (qsizetype i = 0; i < files.size(); ++i)
+        names.emplace_back(files.at(i).destinationPath(), i);
+    std::stable_sort(names.begin(), names.end(),
+                     [](const auto &a, const auto &b) { return NaturalOrder::less(a.first, b.first); });
+    QList<SourceFile> sorted;
+    sorted.reserve(files.size());
+    for (const auto &name : names)
+        sorted.append(files.at(name.second));
+    files = std::move(sorted);
+}
+
 TransferController::AddResult TransferController::addPaths(const QStringList &paths)
 {
     AddResult result;
@@ -95,10 +116,7 @@ TransferController::AddResult TransferController::addPaths(const QStringList &pa
         return result;
     }
     SourceScanner::Result scan = SourceScanner::scan(paths, s.destination);
-    // Rows in the order a file manager shows them: file2 before file10.
-    std::stable_sort(scan.files.begin(), scan.files.end(), [](const SourceFile &a, const SourceFile &b) {
-        return NaturalOrder::less(a.destinationPath, b.destinationPath);
-    });
+    sortAsAFileManagerDoes(scan.files);
     result.errors = scan.errors;
     result.files = int(scan.files.size());
     if (scan.files.isEmpty())
@@ -213,7 +231,7 @@ QStringList TransferController::unfinishedNames() const
     QStringList names;
     if (m_journal) {
         for (const JournalFile &file : m_journal->state().files)
-            names.append(file.source.destinationPath);
+            names.append(file.source.destinationPath());
     }
     std::stable_sort(names.begin(), names.end(), NaturalOrder::less);
     return names;

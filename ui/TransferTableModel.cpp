@@ -106,7 +106,7 @@ QVariant TransferTableModel::display(const Row &row, int column) const
     const qint64 size = j.source().size;
     switch (column) {
     case Name:
-        return j.source().destinationPath;
+        return j.source().destinationPath();
     case Size:
         return Units::size(size);
     case Progress:
@@ -143,7 +143,7 @@ QVariant TransferTableModel::data(const QModelIndex &index, int role) const
     case ProgressRole:
         return size > 0 ? int(1000 * bytesDone(row) / size) : (j.state() == TransferState::Done ? 1000 : 0);
     case LocalPathRole:
-        return j.source().localPath;
+        return j.source().localPath();
     case StateRole:
         return int(j.state());
     case PausedRole:
@@ -155,7 +155,7 @@ QVariant TransferTableModel::data(const QModelIndex &index, int role) const
             return tr("Not answering:\n%1").arg(row.session->downEndpoints().join(QLatin1Char('\n')));
         if (index.column() == Endpoints)
             return row.session->endpointList(j.endpointsUsed());
-        return QStringLiteral("%1 → %2").arg(j.source().localPath, j.source().destinationPath);
+        return QStringLiteral("%1 → %2").arg(j.source().localPath(), j.source().destinationPath());
     case Qt::TextAlignmentRole:
         if (index.column() == Size || index.column() == Speed || index.column() == Eta)
             return QVariant(Qt::AlignRight | Qt::AlignVCenter);

@@ -20,7 +20,7 @@ void ConsoleReporter::attach(const TransferScheduler &scheduler)
     connect(&scheduler, &TransferScheduler::fileFinished, this, [this, &scheduler](int id) {
         const TransferJob &job = scheduler.job(id);
         if (job.state() == TransferState::Failed)
-            printLine(QStringLiteral("failed: %1: %2").arg(job.source().localPath, job.error()));
+            printLine(QStringLiteral("failed: %1: %2").arg(job.source().localPath(), job.error()));
     });
     connect(&scheduler, &TransferScheduler::warning, this,
             [this](int, const QString &message) { printLine(QStringLiteral("warning: %1").arg(message)); });

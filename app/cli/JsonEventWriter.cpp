@@ -19,18 +19,18 @@ void JsonEventWriter::attach(const TransferScheduler &scheduler)
     connect(&scheduler, &TransferScheduler::fileStarted, this, [this, &scheduler](int id) {
         const TransferJob &job = scheduler.job(id);
         write({{QStringLiteral("event"), QStringLiteral("fileStarted")},
-               {QStringLiteral("path"), job.source().localPath},
-               {QStringLiteral("destination"), job.source().destinationPath},
+               {QStringLiteral("path"), job.source().localPath()},
+               {QStringLiteral("destination"), job.source().destinationPath()},
                {QStringLiteral("size"), job.source().size}});
     });
     connect(&scheduler, &TransferScheduler::fileFinished, this, [this, &scheduler](int id) {
         const TransferJob &job = scheduler.job(id);
         if (job.state() == TransferState::Failed) {
-            writeError(job.error(), job.source().localPath);
+            writeError(job.error(), job.source().localPath());
             return;
         }
         write({{QStringLiteral("event"), QStringLiteral("fileDone")},
-               {QStringLiteral("path"), job.source().localPath},
+               {QStringLiteral("path"), job.source().localPath()},
                {QStringLiteral("destination"), job.remotePath()},
                {QStringLiteral("size"), job.source().size},
                {QStringLiteral("sha256"), QString::fromLatin1(job.sha256())},
@@ -39,7 +39,7 @@ void JsonEventWriter::attach(const TransferScheduler &scheduler)
     connect(&scheduler, &TransferScheduler::warning, this,
             [this, &scheduler](int id, const QString &message) {
                 write({{QStringLiteral("event"), QStringLiteral("warning")},
-                       {QStringLiteral("path"), scheduler.job(id).source().localPath},
+                       {QStringLiteral("path"), scheduler.job(id).source().localPath()},
                        {QStringLiteral("message"), message}});
             });
     connect(&scheduler, &TransferScheduler::progressChanged, this, [this](const TransferProgress &p) {

@@ -87,13 +87,13 @@ int ResumeCommand::printStatus(const ResumeJournal &journal, bool json, QFile &o
     }
     QJsonArray files;
     for (const JournalFile &file : snapshot.files) {
-        const QString destination = s3Targets.value(file.batchId) + file.source.destinationPath;
+        const QString destination = s3Targets.value(file.batchId) + file.source.destinationPath();
         const qint64 chunk = file.chunkSize;
         qint64 held = 0;
         for (int index : file.acknowledgedChunks)
             held += std::max<qint64>(0, std::min(chunk, file.source.size - qint64(index) * chunk));
         if (json) {
-            files.append(QJsonObject{{QStringLiteral("path"), file.source.localPath},
+            files.append(QJsonObject{{QStringLiteral("path"), file.source.localPath()},
                                      {QStringLiteral("destination"), destination},
                                      {QStringLiteral("size"), file.source.size},
                                      {QStringLiteral("bytesAcknowledged"), held},
@@ -104,8 +104,8 @@ int ResumeCommand::printStatus(const ResumeJournal &journal, bool json, QFile &o
         const int percent = file.source.size > 0 ? int(100 * held / file.source.size) : 0;
         out.write(QStringLiteral("%1%  %2 of %3  %4 -> %5\n")
                       .arg(percent, 3)
-                      .arg(ByteSize::format(held), ByteSize::format(file.source.size), file.source.localPath,
-                           destination)
+                      .arg(ByteSize::format(held), ByteSize::format(file.source.size),
+                           file.source.localPath(), destination)
                       .toUtf8());
     }
     if (json)

@@ -207,7 +207,7 @@ private Q_SLOTS:
         for (int i = 0; i < scheduler.jobCount(); ++i) {
             const TransferJob &job = scheduler.job(i);
             QVERIFY2(job.state() == TransferState::Done, qPrintable(job.error()));
-            QVERIFY(TestFiles::sameContents(job.source().localPath, m_storage.filePath(job.remotePath())));
+            QVERIFY(TestFiles::sameContents(job.source().localPath(), m_storage.filePath(job.remotePath())));
             // 8 MiB files across a path with a round trip: 64 KiB before (8 MiB spread over 16
             // pieces for each connection the receivers allow, below the floor); after, the
             // measured 8 MiB spread over 16 pieces for each connection the new tuner expects: two,

@@ -131,7 +131,7 @@ private Q_SLOTS:
         QVERIFY(!journal.open());
         UploadRun run(plan, &journal, nullptr);
         SourceFile file = m_file;
-        file.destinationPath = QStringLiteral("memory/settled.bin");
+        file.setDestinationPath(QStringLiteral("memory/settled.bin"));
         run.addNewFiles({file});
         run.start();
         const QString network = NetworkIdentity::of(plan.endpoints);

@@ -68,7 +68,7 @@ QString describe(const ResumeJournal::Snapshot &snapshot)
         for (int chunk : file.acknowledgedChunks)
             chunks.append(QString::number(chunk));
         lines.append(QStringLiteral("file %1 %2 %3 %4 %5 %6 %7 %8 [%9]")
-                         .arg(file.batchId, file.key, file.source.localPath, file.source.destinationPath)
+                         .arg(file.batchId, file.key, file.source.localPath(), file.source.destinationPath())
                          .arg(file.source.size)
                          .arg(file.source.mtimeMs)
                          .arg(file.uploadId)
@@ -218,7 +218,7 @@ private Q_SLOTS:
         const SourceFile a = sourceFile(QStringLiteral("a"));
         QCOMPARE(ResumeJournal::keyFor(a), ResumeJournal::keyFor(a));
         SourceFile otherDestination = a;
-        otherDestination.destinationPath += u'2';
+        otherDestination.setDestinationPath(a.destinationPath() + u'2');
         QVERIFY(ResumeJournal::keyFor(a) != ResumeJournal::keyFor(otherDestination));
         SourceFile otherSize = a;
         otherSize.size += 1;
@@ -271,8 +271,8 @@ private Q_SLOTS:
         const JournalFile &a = snapshot.files.at(0);
         QCOMPARE(a.batchId, batchId);
         QCOMPARE(a.key, keyA);
-        QCOMPARE(a.source.localPath, QStringLiteral("/data/a.bin"));
-        QCOMPARE(a.source.destinationPath, QStringLiteral("dest/a.bin"));
+        QCOMPARE(a.source.localPath(), QStringLiteral("/data/a.bin"));
+        QCOMPARE(a.source.destinationPath(), QStringLiteral("dest/a.bin"));
         QCOMPARE(a.source.size, qint64(123456789012));
         QCOMPARE(a.source.mtimeMs, qint64(1700000000000 + 123456789012));
         QCOMPARE(a.uploadId, QStringLiteral("up-A"));

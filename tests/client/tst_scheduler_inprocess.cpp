@@ -176,7 +176,7 @@ class TestSchedulerInProcess : public QObject {
             for (int index = 0; index < planner.chunkCount(); ++index) {
                 const ChunkRange range = planner.chunk(index);
                 QCOMPARE(receipts.value({id, index}),
-                         ChunkChecksum::ofRange(ChunkChecksumKind::Xxh3, m_files.at(id).localPath,
+                         ChunkChecksum::ofRange(ChunkChecksumKind::Xxh3, m_files.at(id).localPath(),
                                                 range.offset, range.length)
                              .value_or(QByteArray()));
             }
@@ -463,7 +463,7 @@ private Q_SLOTS:
         Rig r = rig(2, {});
         r.scheduler->destinationFound(DestinationFinding::NoObjects);
         SourceFile scanned = m_files.at(2);
-        scanned.destinationPath = QStringLiteral("scanned");
+        scanned.setDestinationPath(QStringLiteral("scanned"));
         r.scheduler->addFiles({scanned});
         QSignalSpy finished(r.scheduler.get(), &TransferScheduler::finished);
         r.scheduler->start();
@@ -471,7 +471,7 @@ private Q_SLOTS:
         QCOMPARE(r.transport->count(QStringLiteral("/whole-unlooked/")), 2);
         QCOMPARE(r.transport->count(QStringLiteral("/whole/")), 0);
         SourceFile again = m_files.at(2);
-        again.destinationPath = QStringLiteral("again");
+        again.setDestinationPath(QStringLiteral("again"));
         // Queued after the first file was stored, before a late answer: it looks all the same.
         r.scheduler->pause();
         r.scheduler->addFiles({again});

@@ -23,7 +23,7 @@ static QStringList destinationsOf(const SourceScanner::Result &result)
 {
     QStringList destinations;
     for (const SourceFile &file : result.files)
-        destinations.append(file.destinationPath);
+        destinations.append(file.destinationPath());
     return destinations;
 }
 
@@ -47,7 +47,7 @@ private Q_SLOTS:
                  (QStringList{QStringLiteral("video.mov"), QStringLiteral("photos/.hidden"),
                               QStringLiteral("photos/2024/b.jpg"), QStringLiteral("photos/a.jpg")}));
         QCOMPARE(result.files.at(2).size, 3);
-        QVERIFY(QFileInfo(result.files.at(2).localPath).isAbsolute());
+        QVERIFY(QFileInfo(result.files.at(2).localPath()).isAbsolute());
     }
 
     void destinationPrefix()
@@ -57,7 +57,7 @@ private Q_SLOTS:
         const auto result =
             SourceScanner::scan({dir.filePath(QStringLiteral("x"))}, QStringLiteral("inbox/today/"));
         QCOMPARE(result.files.size(), 1);
-        QCOMPARE(result.files.first().destinationPath, QStringLiteral("inbox/today/x/y.txt"));
+        QCOMPARE(result.files.first().destinationPath(), QStringLiteral("inbox/today/x/y.txt"));
     }
 
     void dotMeansTheFolderItself()
@@ -69,7 +69,7 @@ private Q_SLOTS:
         const auto result = SourceScanner::scan({QStringLiteral(".")}, QString());
         QDir::setCurrent(previous);
         QCOMPARE(result.files.size(), 1);
-        QCOMPARE(result.files.first().destinationPath, QStringLiteral("proj/readme"));
+        QCOMPARE(result.files.first().destinationPath(), QStringLiteral("proj/readme"));
     }
 
     void missingPathIsAnErrorOthersContinue()
@@ -97,7 +97,7 @@ private Q_SLOTS:
         QCOMPARE(destinationsOf(result),
                  (QStringList{QStringLiteral("odd/back%5Cslash.txt"), QStringLiteral("odd/new%0Aline.txt"),
                               QStringLiteral("odd/tab%09here"), QStringLiteral("top%5Cfile")}));
-        QVERIFY(QFileInfo::exists(result.files.at(1).localPath));
+        QVERIFY(QFileInfo::exists(result.files.at(1).localPath()));
     }
 
     void whatIsNotARegularFileIsNamedWithItsReason()

@@ -66,8 +66,8 @@ private Q_SLOTS:
             const TransferJob &job = scheduler.job(i);
             QVERIFY2(job.state() == TransferState::Done, qPrintable(job.error()));
             const QString stored = m_storage.filePath(job.remotePath());
-            QVERIFY2(TestFiles::sameContents(job.source().localPath, stored), qPrintable(stored));
-            QCOMPARE(sentSha256.value(i), TestFiles::sha256(job.source().localPath));
+            QVERIFY2(TestFiles::sameContents(job.source().localPath(), stored), qPrintable(stored));
+            QCOMPARE(sentSha256.value(i), TestFiles::sha256(job.source().localPath()));
             QVERIFY(job.sha256().isEmpty());
         }
         // Chunks went to every port, and progress ended exactly at the total.
@@ -102,7 +102,7 @@ private Q_SLOTS:
                 TestFiles::write(folder + QStringLiteral("/f%1.bin").arg(i), sizes.at(i), quint32(i + 40)));
         SourceScanner::Result scan = SourceScanner::scan({folder}, QStringLiteral("order"));
         std::sort(scan.files.begin(), scan.files.end(),
-                  [](const SourceFile &a, const SourceFile &b) { return a.localPath < b.localPath; });
+                  [](const SourceFile &a, const SourceFile &b) { return a.localPath() < b.localPath(); });
         EndpointPool pool(receiverEndpoints());
         TransferOptions options;
         options.connections = 1; // one request at a time: the order shows
@@ -257,7 +257,7 @@ private Q_SLOTS:
         for (int i = 0; i < scheduler.jobCount(); ++i) {
             const TransferJob &job = scheduler.job(i);
             QVERIFY2(job.state() == TransferState::Done, qPrintable(job.error()));
-            QVERIFY(TestFiles::sameContents(job.source().localPath, storage.filePath(job.remotePath())));
+            QVERIFY(TestFiles::sameContents(job.source().localPath(), storage.filePath(job.remotePath())));
         }
         // Stopped, so that every line is written.
         receiver.process().terminate();

@@ -111,7 +111,7 @@ struct Run {
     {
         QString all;
         for (int id = 0; id < scheduler->jobCount(); ++id)
-            all += scheduler->job(id).source().destinationPath + QStringLiteral(": ") +
+            all += scheduler->job(id).source().destinationPath() + QStringLiteral(": ") +
                    scheduler->job(id).error() + QLatin1Char('\n');
         return all;
     }
@@ -160,7 +160,7 @@ private:
                              m_seed + i);
         SourceScanner::Result scan = SourceScanner::scan({m_dir.filePath(folder)}, QString());
         std::sort(scan.files.begin(), scan.files.end(),
-                  [](const SourceFile &a, const SourceFile &b) { return a.localPath < b.localPath; });
+                  [](const SourceFile &a, const SourceFile &b) { return a.localPath() < b.localPath(); });
         return scan.files;
     }
     std::optional<S3ObjectHead> head(const QString &key)
@@ -189,7 +189,7 @@ private:
     QString startUpload(const SourceFile &file, const QList<int> &parts, QHash<int, QByteArray> *receipts)
     {
         const S3Requests builder = requests();
-        const QString key = file.destinationPath;
+        const QString key = file.destinationPath();
         const S3Request create = builder.createMultipartUpload(m_cluster->gateways().at(2), key, {});
         const auto created = S3Replies::createMultipartUpload(create.context, m_s3.send(create));
         if (!created)
@@ -197,11 +197,11 @@ private:
         for (int part : parts) {
             const S3FileRange range{(part - 1) * 5 * MiB,
                                     std::min(5 * MiB, file.size - (part - 1) * 5 * MiB)};
-            const QByteArray bytes = contentsOf(file.localPath).mid(range.offset, range.length);
+            const QByteArray bytes = contentsOf(file.localPath()).mid(range.offset, range.length);
             const QByteArray md5 = QCryptographicHash::hash(bytes, QCryptographicHash::Md5);
             const S3Request request = builder.uploadPart(m_cluster->gateways().at(part % 3), key,
                                                          created.value().uploadId, part, range, md5);
-            const auto etag = S3Replies::uploadPart(request.context, m_s3.send(request, file.localPath));
+            const auto etag = S3Replies::uploadPart(request.context, m_s3.send(request, file.localPath()));
             if (!etag)
                 return {};
             receipts->insert(part - 1, etag.value());
@@ -255,17 +255,17 @@ void TestS3Engine::edgeSizesAcrossEveryGateway()
         const TransferJob &job = run.scheduler->job(id);
         QVERIFY2(job.state() == TransferState::Done, qPrintable(run.errors()));
         QByteArray storedSha;
-        QVERIFY2(storedIntact(job.remotePath(), job.source().localPath, &storedSha),
+        QVERIFY2(storedIntact(job.remotePath(), job.source().localPath(), &storedSha),
                  qPrintable(job.remotePath()));
-        QCOMPARE(storedSha, TestFiles::sha256(job.source().localPath)); // sent with the create
+        QCOMPARE(storedSha, TestFiles::sha256(job.source().localPath())); // sent with the create
     }
     // Up to 5 MiB in one PutObject; 5 MiB + 1 in two parts, 23 MiB in five.
     QCOMPARE(run.wire->sent(QStringLiteral("PutObject")).size(), 4);
-    QCOMPARE(run.wire->partsSent(sources.at(4).destinationPath).size(), 2);
-    QCOMPARE(run.wire->partsSent(sources.at(5).destinationPath).size(), 5);
+    QCOMPARE(run.wire->partsSent(sources.at(4).destinationPath()).size(), 2);
+    QCOMPARE(run.wire->partsSent(sources.at(5).destinationPath()).size(), 5);
     QVERIFY(run.wire->sent(QStringLiteral("CopyObject")).isEmpty());
     // One file's parts went to several gateways, and every gateway carried some.
-    QVERIFY(run.wire->endpointsOfParts(sources.at(5).destinationPath).size() >= 2);
+    QVERIFY(run.wire->endpointsOfParts(sources.at(5).destinationPath()).size() >= 2);
     for (const EndpointStats &stats : run.scheduler->endpointStats())
         QVERIFY(stats.chunks > 0);
     QVERIFY(openUploads(QStringLiteral("edge/")).isEmpty());
@@ -282,13 +282,13 @@ void TestS3Engine::knownUploadSendsOnlyTheMissingParts()
     Run run(m_cluster->gateways(), protocol(), optionsFor(4));
     QVERIFY(run.upload(sources, {known}));
     QVERIFY2(run.scheduler->job(0).state() == TransferState::Done, qPrintable(run.errors()));
-    QList<int> parts = run.wire->partsSent(sources.first().destinationPath);
+    QList<int> parts = run.wire->partsSent(sources.first().destinationPath());
     std::sort(parts.begin(), parts.end());
     QCOMPARE(parts, (QList<int>{2, 4, 5}));
     QVERIFY(run.wire->sent(QStringLiteral("CreateMultipartUpload")).isEmpty());
     QVERIFY(run.wire->sent(QStringLiteral("ListMultipartUploads")).isEmpty());
     QCOMPARE(run.wire->sent(QStringLiteral("ListParts")).size(), 1);
-    QVERIFY(storedIntact(sources.first().destinationPath, sources.first().localPath));
+    QVERIFY(storedIntact(sources.first().destinationPath(), sources.first().localPath()));
 }
 
 void TestS3Engine::lostJournalFindsTheUploadByListing()
@@ -300,12 +300,12 @@ void TestS3Engine::lostJournalFindsTheUploadByListing()
     Run run(m_cluster->gateways(), protocol(), optionsFor(4));
     QVERIFY(run.upload(sources));
     QVERIFY2(run.scheduler->job(0).state() == TransferState::Done, qPrintable(run.errors()));
-    QList<int> parts = run.wire->partsSent(sources.first().destinationPath);
+    QList<int> parts = run.wire->partsSent(sources.first().destinationPath());
     std::sort(parts.begin(), parts.end());
     QCOMPARE(parts, (QList<int>{2, 4, 5}));
     QVERIFY(run.wire->sent(QStringLiteral("CreateMultipartUpload")).isEmpty());
     QCOMPARE(run.wire->sent(QStringLiteral("ListMultipartUploads")).size(), 1);
-    QVERIFY(storedIntact(sources.first().destinationPath, sources.first().localPath));
+    QVERIFY(storedIntact(sources.first().destinationPath(), sources.first().localPath()));
     QVERIFY(openUploads(QStringLiteral("lost/")).isEmpty());
 }
 
@@ -330,7 +330,7 @@ void TestS3Engine::killedGatewayIsCarriedByTheOthers()
     QVERIFY2(run.scheduler->job(0).state() == TransferState::Done, qPrintable(run.errors()));
     QVERIFY(run.scheduler->endpointStats().at(1).failures >= 1);
     QVERIFY(run.scheduler->endpointStats().at(1).chunks >= 1); // its part before the kill counts
-    QVERIFY(storedIntact(sources.first().destinationPath, sources.first().localPath));
+    QVERIFY(storedIntact(sources.first().destinationPath(), sources.first().localPath()));
     QProcess *restart = m_cluster->restartGateway(1);
     QVERIFY(restart->waitForFinished(120000));
     QVERIFY2(restart->exitCode() == 0, restart->readAll().constData());
@@ -348,11 +348,11 @@ void TestS3Engine::corruptedPartIsRefusedAndSentAgain()
     QVERIFY2(run.scheduler->job(0).state() == TransferState::Done, qPrintable(run.errors()));
     QCOMPARE(run.scheduler->endpointStats().first().failures, 1); // the part refused by BadDigest
     // The first part out (whichever was hashed first) went twice, the others once.
-    const QList<int> parts = run.wire->partsSent(sources.first().destinationPath);
+    const QList<int> parts = run.wire->partsSent(sources.first().destinationPath());
     QCOMPARE(parts.size(), 4);
     QCOMPARE(parts.count(parts.first()), 2);
     QCOMPARE(QSet<int>(parts.begin(), parts.end()), (QSet<int>{1, 2, 3}));
-    QVERIFY(storedIntact(sources.first().destinationPath, sources.first().localPath));
+    QVERIFY(storedIntact(sources.first().destinationPath(), sources.first().localPath()));
 }
 
 void TestS3Engine::wrongSecretFailsEveryFile()
@@ -396,7 +396,7 @@ void TestS3Engine::cancelLeavesNoUploadBehind()
     QTRY_VERIFY_WITH_TIMEOUT(aborted(), 30000);
     QCOMPARE(run.wire->sent(QStringLiteral("AbortMultipartUpload")).size(), 1);
     QVERIFY(openUploads(QStringLiteral("cancel/")).isEmpty());
-    QVERIFY(!head(sources.first().destinationPath));
+    QVERIFY(!head(sources.first().destinationPath()));
 }
 
 void TestS3Engine::unchangedFilesAreSkippedByTheirHash()
@@ -433,9 +433,9 @@ void TestS3Engine::largeFileGetsItsHashAfterwards()
     QVERIFY(!first.wire->sent(QStringLiteral("CreateMultipartUpload")).first().withSha256);
     QCOMPARE(first.wire->sent(QStringLiteral("CopyObject")).size(), 1);
     QByteArray storedSha;
-    QVERIFY(storedIntact(sources.first().destinationPath, sources.first().localPath, &storedSha));
-    QCOMPARE(storedSha, TestFiles::sha256(sources.first().localPath));
-    QVERIFY(head(sources.first().destinationPath)->etag.endsWith("-3"));
+    QVERIFY(storedIntact(sources.first().destinationPath(), sources.first().localPath(), &storedSha));
+    QCOMPARE(storedSha, TestFiles::sha256(sources.first().localPath()));
+    QVERIFY(head(sources.first().destinationPath())->etag.endsWith("-3"));
 
     // Again, the hash held until the upload is created: the object's hash goes to the engine,
     // which compares it with its own once it has one, drops the upload it made meanwhile (under
@@ -449,7 +449,7 @@ void TestS3Engine::largeFileGetsItsHashAfterwards()
     });
     QVERIFY(second.upload(sources));
     QVERIFY2(second.scheduler->job(0).state() == TransferState::Skipped, qPrintable(second.errors()));
-    QCOMPARE(second.scheduler->job(0).remotePath(), sources.first().destinationPath);
+    QCOMPARE(second.scheduler->job(0).remotePath(), sources.first().destinationPath());
     QVERIFY(second.wire->sent(QStringLiteral("UploadPart")).isEmpty());
     QCOMPARE(second.wire->sent(QStringLiteral("AbortMultipartUpload")).size(), 1);
     QVERIFY(openUploads(QStringLiteral("large/")).isEmpty());
@@ -469,9 +469,9 @@ void TestS3Engine::differentFileOfTheSameNameIsRenamed()
         const TransferJob &job = second.scheduler->job(id);
         QVERIFY2(job.state() == TransferState::Done, qPrintable(second.errors()));
         QCOMPARE(job.remotePath(), QStringLiteral("rename/f%1 (1).bin").arg(id));
-        QVERIFY(storedIntact(job.remotePath(), job.source().localPath));
+        QVERIFY(storedIntact(job.remotePath(), job.source().localPath()));
     }
-    QVERIFY(!storedIntact(sources.at(0).destinationPath, changed.at(0).localPath)); // the first is kept
+    QVERIFY(!storedIntact(sources.at(0).destinationPath(), changed.at(0).localPath())); // the first is kept
 }
 
 QTEST_GUILESS_MAIN(TestS3Engine)

@@ -70,17 +70,17 @@ void TransferJob::setError(const QString &error)
 
 void TransferJob::setRemotePath(const QString &path)
 {
-    m_remoteIsDestination = !path.isEmpty() && path == m_source.destinationPath;
+    m_remoteIsDestination = !path.isEmpty() && path == m_source.destinationPath();
     m_otherRemotePath.reset();
     if (!m_remoteIsDestination && !path.isEmpty())
         m_otherRemotePath = std::make_unique<QString>(path);
 }
 
-const QString &TransferJob::remotePath() const
+QString TransferJob::remotePath() const
 {
     if (m_remoteIsDestination)
-        return m_source.destinationPath;
-    return m_otherRemotePath ? *m_otherRemotePath : noString;
+        return m_source.destinationPath();
+    return m_otherRemotePath ? *m_otherRemotePath : QString();
 }
 
 const QByteArray &TransferJob::sha256() const

@@ -13,7 +13,8 @@
 
 namespace multilane {
 
-enum class TransferState {
+// One byte: it sits with the job's flags (a job is kept for every file of a batch).
+enum class TransferState : quint8 {
     Queued,     // not started
     Preparing,  // hashing (single-request files) or creating the upload on the receiver
     Uploading,  // chunks moving
@@ -129,7 +130,7 @@ public:
     void setSha256(const QByteArray &hex) { work().sha256 = hex; }
 
     // Result.
-    const QString &remotePath() const;
+    QString remotePath() const;
     void setRemotePath(const QString &path);
     const QString &error() const;
     void setError(const QString &error);
@@ -168,10 +169,13 @@ private:
     // Back to the start for retry(): nothing attached, nothing acknowledged, no error.
     void resetForRetry();
 
+    // Declared so that the flags and the small fields share words: one job per file of a batch.
+    TransferState m_state = TransferState::Queued;
+    bool m_remoteIsDestination = false; // mostly the destination asked for: then no string of its own
+    bool m_resumable = false;
     int m_id;
     SourceFile m_source;
     ChunkPlanner m_planner;
-    TransferState m_state = TransferState::Queued;
     // What a job needs while it is under way, made when first needed and dropped when the file
     // arrived: most files of a big batch are small and go in one request, and a job is kept for
     // every file of the batch from the start to the end.
@@ -198,14 +202,11 @@ private:
     };
     WorkState &work();
     std::unique_ptr<WorkState> m_work;
-    int m_acknowledged = 0;
     qint64 m_acknowledgedBytes = 0;
-    int m_firstEndpoint = -1;                     // most files go to one endpoint:
-    std::unique_ptr<QList<int>> m_laterEndpoints; // no list is allocated for them
-    // Mostly the destination asked for: then no string of its own.
-    bool m_remoteIsDestination = false;
+    std::unique_ptr<QList<int>> m_laterEndpoints; // most files go to one endpoint: no list for them
     std::unique_ptr<QString> m_otherRemotePath;
-    bool m_resumable = false;
+    int m_acknowledged = 0;
+    int m_firstEndpoint = -1;
 };
 
 } // namespace multilane

@@ -280,7 +280,7 @@ void TransferScheduler::openQueuedJobs()
         job.sha256BeforeCreate =
             job.source().size <= m_services.protocol->capabilities().sha256BeforeCreateUpTo;
         // Chunk checksums in the same pass; a single request's one is the file's (S3's ETag).
-        m_services.hasher->hashFile(job.id(), job.source().localPath, job.planner().chunkSize());
+        m_services.hasher->hashFile(job.id(), job.source().localPath(), job.planner().chunkSize());
         Q_EMIT fileStarted(job.id());
     });
 }
@@ -394,7 +394,7 @@ void TransferScheduler::startChunkHashing()
             if (!job)
                 return;
             const ChunkRange range = job->planner().chunk((job->*take)());
-            m_services.hasher->hashChunk(job->id(), range.index, job->source().localPath, range.offset,
+            m_services.hasher->hashChunk(job->id(), range.index, job->source().localPath(), range.offset,
                                          range.length);
             ++m_chunksHashing;
             ++readyOrHashing;
@@ -876,7 +876,7 @@ void TransferScheduler::finishJob(TransferJob &job, TransferState state, const Q
 
 bool TransferScheduler::sourceChanged(const TransferJob &job) const
 {
-    const QFileInfo info(job.source().localPath);
+    const QFileInfo info(job.source().localPath());
     return !info.exists() || info.size() != job.source().size ||
            info.lastModified().toMSecsSinceEpoch() != job.source().mtimeMs;
 }
@@ -886,7 +886,7 @@ void TransferScheduler::failAsChanged(TransferJob &job)
     finishJob(
         job, TransferState::Failed,
         QStringLiteral("%1 changed while it was being sent; run the upload again to send the new version")
-            .arg(job.source().localPath));
+            .arg(job.source().localPath()));
 }
 
 int TransferScheduler::retryDelayMs(int attempt) const

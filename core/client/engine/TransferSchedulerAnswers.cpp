@@ -322,7 +322,7 @@ void TransferScheduler::onCompleteFailure(TransferJob &job, const ProtocolFailur
 void TransferScheduler::onFinishAnswer(TransferJob &job, const FinishOutcome &outcome)
 {
     job.requestInFlight = false;
-    job.setRemotePath(outcome.remotePath.isEmpty() ? job.source().destinationPath : outcome.remotePath);
+    job.setRemotePath(outcome.remotePath.isEmpty() ? job.source().destinationPath() : outcome.remotePath);
     finishJob(job, outcome.skipped ? TransferState::Skipped : TransferState::Done);
 }
 
@@ -413,7 +413,7 @@ void TransferScheduler::onChunkHashed(int jobId, int chunk, const std::optional<
     if (!checksumHex) {
         finishJob(
             job, TransferState::Failed,
-            QStringLiteral("cannot read %1 (moved, shortened or unreadable)").arg(job.source().localPath));
+            QStringLiteral("cannot read %1 (moved, shortened or unreadable)").arg(job.source().localPath()));
         return;
     }
     if (!job.settleHashAhead(chunk, *checksumHex)) { // else kept for the attach, or of another size
@@ -431,7 +431,7 @@ void TransferScheduler::onFileHashed(int jobId, const std::optional<FileDigest> 
     if (isTerminal(job.state()))
         return;
     if (!digest) {
-        finishJob(job, TransferState::Failed, QStringLiteral("cannot read %1").arg(job.source().localPath));
+        finishJob(job, TransferState::Failed, QStringLiteral("cannot read %1").arg(job.source().localPath()));
         pump();
         return;
     }
@@ -455,7 +455,7 @@ void TransferScheduler::checkHeldChunks(TransferJob &job)
     if (job.sourceChunkHashSize() != job.planner().chunkSize()) {
         // The server kept the chunk size of an earlier run: checksum the source again in its size.
         job.rehashingForHeldChunks = true;
-        m_services.hasher->hashFile(job.id(), job.source().localPath, job.planner().chunkSize());
+        m_services.hasher->hashFile(job.id(), job.source().localPath(), job.planner().chunkSize());
         return;
     }
     const QList<int> differing = job.checkHeldChunks();
@@ -463,7 +463,7 @@ void TransferScheduler::checkHeldChunks(TransferJob &job)
         return;
     const QString what = QStringLiteral("%1 changed since its upload started: %2 of the chunks the receiver "
                                         "holds differ from the file now")
-                             .arg(job.source().localPath)
+                             .arg(job.source().localPath())
                              .arg(differing.size());
     if (!m_options.resendChangedChunks) {
         finishJob(job, TransferState::Failed,

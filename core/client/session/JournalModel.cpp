@@ -211,11 +211,11 @@ bool JournalModel::apply(const QJsonObject &record)
     if (type == QLatin1String("file")) {
         const QString batchId = record.value(QLatin1String("batch")).toString();
         SourceFile source;
-        source.localPath = record.value(QLatin1String("path")).toString();
-        source.destinationPath = record.value(QLatin1String("dest")).toString();
+        source.setLocalPath(record.value(QLatin1String("path")).toString());
+        source.setDestinationPath(record.value(QLatin1String("dest")).toString());
         source.size = record.value(QLatin1String("size")).toInteger();
         source.mtimeMs = record.value(QLatin1String("mtime")).toInteger();
-        if (!m_batches.contains(batchId) || !packedKey(key) || source.localPath.isEmpty())
+        if (!m_batches.contains(batchId) || !packedKey(key) || source.localPath().isEmpty())
             return false;
         addFile(batchId, key, source);
         return true;

@@ -164,8 +164,8 @@ QJsonObject file(const QString &batchId, const QString &key, const SourceFile &s
     return {{QStringLiteral("t"), QStringLiteral("file")},
             {QStringLiteral("batch"), batchId},
             {QStringLiteral("key"), key},
-            {QStringLiteral("path"), source.localPath},
-            {QStringLiteral("dest"), source.destinationPath},
+            {QStringLiteral("path"), source.localPath()},
+            {QStringLiteral("dest"), source.destinationPath()},
             {QStringLiteral("size"), source.size},
             {QStringLiteral("mtime"), source.mtimeMs}};
 }

@@ -34,9 +34,9 @@ QString ResumeJournal::defaultDirectory()
 QString ResumeJournal::keyFor(const SourceFile &file)
 {
     QCryptographicHash hash(QCryptographicHash::Sha256);
-    hash.addData(file.localPath.toUtf8());
+    hash.addData(file.localPathUtf8());
     hash.addData(QByteArrayView("\0", 1)); // so ("ab","c") and ("a","bc") differ
-    hash.addData(file.destinationPath.toUtf8());
+    hash.addData(file.destinationPathUtf8());
     // 64 bits: collisions are out of reach for any number of files one client has unfinished.
     return QString::fromLatin1(hash.result().left(8).toHex());
 }

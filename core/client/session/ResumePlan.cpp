@@ -43,10 +43,10 @@ ResumePlan::ResumePlan(ResumeJournal &journal, const Options &options)
         for (const JournalFile &file : snapshot.files) {
             if (file.batchId != journaled.id)
                 continue;
-            const QFileInfo info(file.source.localPath);
+            const QFileInfo info(file.source.localPath());
             if (!info.isFile()) {
                 m_problems.append(
-                    QStringLiteral("%1 is gone; its upload is dropped").arg(file.source.localPath));
+                    QStringLiteral("%1 is gone; its upload is dropped").arg(file.source.localPath()));
                 journal.endFile(file.key);
                 continue;
             }
@@ -58,12 +58,12 @@ ResumePlan::ResumePlan(ResumeJournal &journal, const Options &options)
             if (!options.restartChangedFiles) {
                 m_problems.append(QStringLiteral("%1 changed since its upload started; not resumed "
                                                  "(--on-change restart sends it again from zero)")
-                                      .arg(file.source.localPath));
+                                      .arg(file.source.localPath()));
                 journal.endFile(file.key);
                 continue;
             }
             m_notices.append(QStringLiteral("%1 changed since its upload started; sending it again from zero")
-                                 .arg(file.source.localPath));
+                                 .arg(file.source.localPath()));
             JournalFile restarted;
             restarted.batchId = journaled.id;
             restarted.source = file.source;

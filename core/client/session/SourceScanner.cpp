@@ -72,8 +72,8 @@ static void addFile(SourceScanner::Result &result, const QFileInfo &info, const 
         return;
     }
     SourceFile file;
-    file.localPath = info.absoluteFilePath();
-    file.destinationPath = destination;
+    file.setLocalPath(info.absoluteFilePath());
+    file.setDestinationPath(destination);
     file.size = info.size();
     file.mtimeMs = info.lastModified().toMSecsSinceEpoch();
     result.files.append(file);

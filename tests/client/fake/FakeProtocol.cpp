@@ -83,7 +83,7 @@ Exchange FakeProtocol::findOrCreate(const UploadContext &upload) const
         route += QStringLiteral("-unlooked");
     if (upload.noUnfinishedUploads)
         route += QStringLiteral("-unlisted");
-    return request(upload.endpoint, "POST", route + QLatin1Char('/') + upload.source.destinationPath);
+    return request(upload.endpoint, "POST", route + QLatin1Char('/') + upload.source.destinationPath());
 }
 
 Step<AttachOutcome> FakeProtocol::readFindOrCreate(const UploadContext &upload, const Exchange &,
@@ -92,7 +92,7 @@ Step<AttachOutcome> FakeProtocol::readFindOrCreate(const UploadContext &upload, 
     if (auto failure = failureOf(reply))
         return *failure;
     AttachOutcome outcome;
-    outcome.uploadId = QStringLiteral("up-") + upload.source.destinationPath;
+    outcome.uploadId = QStringLiteral("up-") + upload.source.destinationPath();
     outcome.chunkSize = upload.chunkSize;
     // The body may list chunks already held, "0=<receipt>,3=<receipt>", and the server's own
     // chunk size, "size=<bytes>".
@@ -122,7 +122,7 @@ Exchange FakeProtocol::sendChunk(const UploadContext &upload, const ChunkToSend 
 {
     Exchange exchange =
         request(upload.endpoint, "PUT", QStringLiteral("/chunk/%1/%2").arg(upload.uploadId).arg(chunk.index));
-    exchange.request.file = FileSlice{upload.source.localPath, chunk.offset, chunk.length};
+    exchange.request.file = FileSlice{upload.source.localPath(), chunk.offset, chunk.length};
     exchange.state = chunk.checksumHex;
     return exchange;
 }
@@ -145,7 +145,7 @@ Step<FinishOutcome> FakeProtocol::readComplete(const UploadContext &upload, cons
 {
     if (auto failure = failureOf(reply))
         return *failure;
-    return FinishOutcome{false, upload.source.destinationPath,
+    return FinishOutcome{false, upload.source.destinationPath(),
                          reply.body.isEmpty() ? upload.sha256Hex : reply.body};
 }
 
@@ -154,8 +154,8 @@ Exchange FakeProtocol::sendWhole(const UploadContext &upload) const
     // A file written without a look first (the destination was seen empty) goes to its own path.
     const QString route =
         upload.destinationWasEmpty ? QStringLiteral("/whole-unlooked/") : QStringLiteral("/whole/");
-    Exchange exchange = request(upload.endpoint, "PUT", route + upload.source.destinationPath);
-    exchange.request.file = FileSlice{upload.source.localPath, 0, upload.source.size};
+    Exchange exchange = request(upload.endpoint, "PUT", route + upload.source.destinationPath());
+    exchange.request.file = FileSlice{upload.source.localPath(), 0, upload.source.size};
     return exchange;
 }
 
@@ -164,7 +164,7 @@ Step<FinishOutcome> FakeProtocol::readWhole(const UploadContext &upload, const E
 {
     if (auto failure = failureOf(reply))
         return *failure;
-    return FinishOutcome{false, upload.source.destinationPath,
+    return FinishOutcome{false, upload.source.destinationPath(),
                          reply.body.isEmpty() ? upload.sha256Hex : reply.body};
 }
 

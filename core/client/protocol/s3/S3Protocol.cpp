@@ -74,7 +74,7 @@ S3Reply S3Protocol::received(const WireReply &reply) const
 S3Protocol::State S3Protocol::uploadState(const UploadContext &upload) const
 {
     const S3Target &target = m_requests.target();
-    const S3Result<QString> defaultKey = target.objectKey(upload.source.destinationPath);
+    const S3Result<QString> defaultKey = target.objectKey(upload.source.destinationPath());
     const S3UploadHandle handle =
         S3UploadHandle::decode(upload.uploadId, defaultKey ? defaultKey.value() : QString());
     State state;
@@ -90,7 +90,7 @@ S3Protocol::State S3Protocol::uploadState(const UploadContext &upload) const
 
 QString S3Protocol::handleOf(const UploadContext &upload, const State &state) const
 {
-    const S3Result<QString> defaultKey = m_requests.target().objectKey(upload.source.destinationPath);
+    const S3Result<QString> defaultKey = m_requests.target().objectKey(upload.source.destinationPath());
     return S3UploadHandle{state.uploadId, state.key}.encode(defaultKey ? defaultKey.value() : QString());
 }
 
@@ -189,7 +189,7 @@ Exchange S3Protocol::sendChunk(const UploadContext &upload, const ChunkToSend &c
     const S3Request request = m_requests.uploadPart(
         upload.endpoint.url, state.key, state.uploadId, chunk.index + m_capabilities.firstChunkNumber,
         {chunk.offset, chunk.length}, QByteArray::fromHex(chunk.checksumHex));
-    return exchange(request, state, upload.source.localPath);
+    return exchange(request, state, upload.source.localPath());
 }
 
 Step<ChunkOutcome> S3Protocol::readChunk(const UploadContext &, const Exchange &sent,
@@ -231,7 +231,7 @@ Step<AbortOutcome> S3Protocol::readAbort(const UploadContext &, const Exchange &
 
 std::optional<Exchange> S3Protocol::name(const UploadContext &upload, State &state) const
 {
-    const QString &given = upload.source.destinationPath;
+    const QString given = upload.source.destinationPath();
     state.path = state.renameNumber == 0 ? given : S3ConflictCheck::numberedPath(given, state.renameNumber);
     const S3Result<QString> key = m_requests.target().objectKey(state.path);
     if (!key)

@@ -162,7 +162,7 @@ AttachOutcome S3Protocol::attached(const UploadContext &upload, const State &sta
     outcome.chunkSize = upload.chunkSize;
     // Compared with the given name's object: if the engine finds it identical, that is the file's
     // place; otherwise complete names the (maybe numbered) one written.
-    outcome.remotePath = state.existingSha256.isEmpty() ? state.path : upload.source.destinationPath;
+    outcome.remotePath = state.existingSha256.isEmpty() ? state.path : upload.source.destinationPath();
     outcome.existingSha256 = state.existingSha256;
     // A held part counts only with the size the plan gives it: one of another size (another
     // run's part size) is sent again, under the same number.

@@ -54,7 +54,7 @@ Exchange S3Protocol::complete(const UploadContext &upload) const
             upload.endpoint,
             S3Wire::fatal(QStringLiteral("not_verifiable"),
                           QStringLiteral("cannot verify '%1': the MD5s of its %2 parts are not known")
-                              .arg(upload.source.localPath)
+                              .arg(upload.source.localPath())
                               .arg(upload.receipts.size())));
     state.stage = Stage::Complete;
     state.expectedEtag = multipartEtagOf(upload.sourceChunkChecksums);
@@ -130,7 +130,7 @@ Step<FinishOutcome> S3Protocol::readHeadAfterComplete(const UploadContext &uploa
                 "is not this file; upload it again")
                 .arg(m_requests.target().bucket(), state.key)
                 .arg(object->size)
-                .arg(QString::fromLatin1(object->etag), upload.source.localPath)
+                .arg(QString::fromLatin1(object->etag), upload.source.localPath())
                 .arg(upload.source.size)
                 .arg(QString::fromLatin1(state.expectedEtag)));
     // The SHA-256 went with the create (files up to sha256BeforeCreateUpTo), or is added now by
@@ -186,12 +186,12 @@ Exchange S3Protocol::put(const UploadContext &upload, State state) const
         return refused(upload.endpoint,
                        S3Wire::fatal(QStringLiteral("not_verifiable"),
                                      QStringLiteral("cannot send '%1' in one request: its MD5 is not known")
-                                         .arg(upload.source.localPath)));
+                                         .arg(upload.source.localPath())));
     state.stage = Stage::Put;
     state.expectedEtag = S3Etag::ofSinglePut(md5);
     const S3Request request = m_requests.putObject(upload.endpoint.url, state.key, {0, upload.source.size},
                                                    md5, {upload.sha256Hex, {}}, state.onlyIfAbsent);
-    return exchange(request, state, upload.source.localPath);
+    return exchange(request, state, upload.source.localPath());
 }
 
 Step<FinishOutcome> S3Protocol::readPut(const UploadContext &upload, const State &state,
@@ -221,7 +221,7 @@ Step<FinishOutcome> S3Protocol::readPut(const UploadContext &upload, const State
                            "object is not this file (a bucket with SSE-KMS or SSE-C encryption "
                            "cannot be checked this way)")
                 .arg(m_requests.target().bucket(), state.key, QString::fromLatin1(etag.value()),
-                     upload.source.localPath, QString::fromLatin1(state.expectedEtag)));
+                     upload.source.localPath(), QString::fromLatin1(state.expectedEtag)));
     return finished(upload, state);
 }
 

@@ -190,7 +190,7 @@ std::optional<ProtocolFailure> ReceiverProtocol::readCredentialsCheck(const Endp
 Exchange ReceiverProtocol::findOrCreate(const UploadContext &upload) const
 {
     QJsonObject body{
-        {QStringLiteral("path"), upload.source.destinationPath},
+        {QStringLiteral("path"), upload.source.destinationPath()},
         {QStringLiteral("size"), upload.source.size},
         {QStringLiteral("mtime"), upload.source.mtimeMs},
         {QStringLiteral("chunkSize"), upload.chunkSize},
@@ -226,7 +226,7 @@ Step<AttachOutcome> ReceiverProtocol::readResumeQuery(const UploadContext &uploa
 Exchange ReceiverProtocol::sendChunk(const UploadContext &upload, const ChunkToSend &chunk) const
 {
     WireRequest request = fileRequest(upload.endpoint, ReceiverApi::chunkRoute(upload.uploadId, chunk.index),
-                                      {upload.source.localPath, chunk.offset, chunk.length});
+                                      {upload.source.localPath(), chunk.offset, chunk.length});
     request.setHeader(Protocol::ChunkHashHeader, "xxh3=" + chunk.checksumHex);
     if (!chunk.completeWithSha256Hex.isEmpty())
         request.setHeader(Protocol::CompleteSha256Header, chunk.completeWithSha256Hex);
@@ -243,7 +243,7 @@ Step<ChunkOutcome> ReceiverProtocol::readChunk(const UploadContext &upload, cons
     ChunkOutcome outcome{sent.state.toByteArray(), std::nullopt};
     const QJsonValue completed = answer.body.value(QLatin1String("completed"));
     if (completed.isObject())
-        outcome.finished = finishFrom(completed.toObject(), upload.source.destinationPath);
+        outcome.finished = finishFrom(completed.toObject(), upload.source.destinationPath());
     return outcome;
 }
 
@@ -259,7 +259,7 @@ Step<FinishOutcome> ReceiverProtocol::readComplete(const UploadContext &upload, 
 {
     const ApiReply answer = ReceiverApi::read(reply);
     if (!answer.error)
-        return finishFrom(answer.body, upload.source.destinationPath);
+        return finishFrom(answer.body, upload.source.destinationPath());
     ProtocolFailure failure = failureFor(*answer.error, upload.endpoint);
     // The receiver lacks chunks, or reset them after a bad whole-file hash: ask it again what it
     // holds and send the rest.
@@ -274,8 +274,9 @@ Step<FinishOutcome> ReceiverProtocol::readComplete(const UploadContext &upload, 
 
 Exchange ReceiverProtocol::sendWhole(const UploadContext &upload) const
 {
-    WireRequest request = fileRequest(upload.endpoint, ReceiverApi::filesRoute(upload.source.destinationPath),
-                                      {upload.source.localPath, 0, upload.source.size});
+    WireRequest request =
+        fileRequest(upload.endpoint, ReceiverApi::filesRoute(upload.source.destinationPath()),
+                    {upload.source.localPath(), 0, upload.source.size});
     request.setHeader(Protocol::ContentSha256Header, upload.sha256Hex);
     request.setHeader(Protocol::OnConflictHeader, conflictPolicyName(upload.onConflict));
     return {request, {}};
@@ -287,7 +288,7 @@ Step<FinishOutcome> ReceiverProtocol::readWhole(const UploadContext &upload, con
     const ApiReply answer = ReceiverApi::read(reply);
     if (answer.error)
         return failureFor(*answer.error, upload.endpoint);
-    return finishFrom(answer.body, upload.source.destinationPath);
+    return finishFrom(answer.body, upload.source.destinationPath());
 }
 
 Exchange ReceiverProtocol::abort(const UploadContext &upload) const
