@@ -68,19 +68,26 @@ void TransferJob::setError(const QString &error)
         work().error = error;
 }
 
+TransferJob::Rare &TransferJob::rare()
+{
+    if (!m_rare)
+        m_rare = std::make_unique<Rare>();
+    return *m_rare;
+}
+
 void TransferJob::setRemotePath(const QString &path)
 {
     m_remoteIsDestination = !path.isEmpty() && path == m_source.destinationPath();
-    m_otherRemotePath.reset();
-    if (!m_remoteIsDestination && !path.isEmpty())
-        m_otherRemotePath = std::make_unique<QString>(path);
+    const QString other = m_remoteIsDestination ? QString() : path;
+    if (m_rare || !other.isEmpty())
+        rare().otherRemotePath = other;
 }
 
 QString TransferJob::remotePath() const
 {
     if (m_remoteIsDestination)
         return m_source.destinationPath();
-    return m_otherRemotePath ? *m_otherRemotePath : QString();
+    return m_rare ? m_rare->otherRemotePath : QString();
 }
 
 const QByteArray &TransferJob::sha256() const
@@ -93,19 +100,15 @@ QList<int> TransferJob::endpointsUsed() const
 {
     if (m_firstEndpoint < 0)
         return {};
-    return m_laterEndpoints ? QList<int>{m_firstEndpoint} + *m_laterEndpoints : QList<int>{m_firstEndpoint};
+    return m_rare ? QList<int>{m_firstEndpoint} + m_rare->laterEndpoints : QList<int>{m_firstEndpoint};
 }
 
 void TransferJob::noteEndpointUsed(int endpoint)
 {
     if (m_firstEndpoint < 0)
         m_firstEndpoint = endpoint;
-    else if (endpoint != m_firstEndpoint) {
-        if (!m_laterEndpoints)
-            m_laterEndpoints = std::make_unique<QList<int>>();
-        if (!m_laterEndpoints->contains(endpoint))
-            m_laterEndpoints->append(endpoint);
-    }
+    else if (endpoint != m_firstEndpoint && !(m_rare && m_rare->laterEndpoints.contains(endpoint)))
+        rare().laterEndpoints.append(endpoint);
 }
 
 const KnownUpload &TransferJob::known() const

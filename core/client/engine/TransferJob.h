@@ -203,8 +203,14 @@ private:
     WorkState &work();
     std::unique_ptr<WorkState> m_work;
     qint64 m_acknowledgedBytes = 0;
-    std::unique_ptr<QList<int>> m_laterEndpoints; // most files go to one endpoint: no list for them
-    std::unique_ptr<QString> m_otherRemotePath;
+    // What few files have, kept apart so that the others pay one pointer for it: the endpoints
+    // after the first (most files go to one) and a remote path other than the destination.
+    struct Rare {
+        QList<int> laterEndpoints;
+        QString otherRemotePath;
+    };
+    Rare &rare();
+    std::unique_ptr<Rare> m_rare;
     int m_acknowledged = 0;
     int m_firstEndpoint = -1;
 };

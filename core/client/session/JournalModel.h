@@ -25,6 +25,8 @@ public:
     void addBatch(const JournalBatch &batch);
     void addFile(const QString &batchId, const QString &key, const SourceFile &source);
     void addFile(const JournalFile &file);
+    // Room for `more` files: a batch of a million is hashed once, not rehashed at every doubling.
+    void reserveFiles(qsizetype more) { m_files.reserve(m_files.size() + more); }
     // A different upload id or chunk size forgets the acknowledged chunks. False when the file
     // is not here.
     bool setUpload(const QString &key, const QString &uploadId, qint64 chunkSize);

@@ -166,6 +166,11 @@ std::optional<QString> ResumeJournal::addFile(const QString &batchId, const Sour
     return key;
 }
 
+void ResumeJournal::reserveFiles(qsizetype more)
+{
+    m_model->reserveFiles(more);
+}
+
 void ResumeJournal::setUpload(const QString &key, const QString &uploadId, qint64 chunkSize)
 {
     if (!m_model->setUpload(key, uploadId, chunkSize))

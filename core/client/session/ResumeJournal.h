@@ -54,6 +54,8 @@ public:
     // Records a file to send in `batchId` (replacing an older record of the same file, upload
     // id and acknowledgements included). Returns its key, or nullopt if the batch is unknown.
     std::optional<QString> addFile(const QString &batchId, const SourceFile &file);
+    // Before adding many files at once (one batch).
+    void reserveFiles(qsizetype more);
     // A server accepted the create; a different id or chunk size forgets the acknowledged chunks.
     void setUpload(const QString &key, const QString &uploadId, qint64 chunkSize);
     // A server acknowledged `chunk` of the file with `receipt` (hex or letters; may be empty):

@@ -101,6 +101,7 @@ int UploadRun::addNewFiles(const QList<SourceFile> &files, bool held)
         const QString batchId = m_journal->addBatch(batch);
         m_journalBatches.append(batchId);
         m_journalBatchOf.reserve(first + files.size());
+        m_journal->reserveFiles(files.size());
         for (qsizetype i = 0; i < files.size(); ++i) {
             // The key is keyFor() of the file: journalKeyOf() works it out again when needed.
             if (m_journal->addFile(batchId, files.at(i)))
