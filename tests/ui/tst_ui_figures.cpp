@@ -108,6 +108,29 @@ private Q_SLOTS:
         QVERIFY(!figures.totals().bytesPerSecond);
     }
 
+    void aRowThatJumpsWhileStoppedAddsNoSpeed()
+    {
+        // The kernel cannot tell (delivered -1): the speed is what the rows hand on, each 1 MB/s.
+        // The second file stops for a tick, in which 50 MB of it turn out to be on the receiver
+        // already (a resume); that jump is no speed. (LiveFigures keeps no state for a row that
+        // is not moving, which is right only as long as a row's next move starts afresh.)
+        LiveFigures figures;
+        const LiveFigures::Delivery unknown{-1, -1, 0};
+        qint64 second = 0;
+        for (qint64 t = 0; t <= 9000; t += 500) {
+            second += t == 6000 ? 50'000'000 : t > 0 ? 500'000 : 0;
+            const Activity activity = t == 6000 ? Activity::Pending : Activity::Moving;
+            figures.update(
+                t, unknown,
+                {{1, 1'000'000'000, t * 1000, 0, Activity::Moving}, {2, 1'000'000'000, second, 0, activity}});
+        }
+        // Over the last 5 s: 5 MB from the first file, 4 MB from the second (nothing counted for
+        // the tick it stopped and the one it came back); counting the jump would read 11.8 MB/s.
+        QVERIFY(figures.totals().bytesPerSecond);
+        QCOMPARE(qRound(*figures.totals().bytesPerSecond / 100'000), 18);
+        QVERIFY(figures.rows().at(1).bytesPerSecond);
+    }
+
     void timeLeftFollowsTheSpeedOnceMeasuredOverAWindow()
     {
         LiveFigures figures;
