@@ -210,12 +210,11 @@ bool JournalModel::apply(const QJsonObject &record)
     }
     if (type == QLatin1String("file")) {
         const QString batchId = record.value(QLatin1String("batch")).toString();
-        SourceFile source;
-        source.setLocalPath(record.value(QLatin1String("path")).toString());
-        source.setDestinationPath(record.value(QLatin1String("dest")).toString());
-        source.size = record.value(QLatin1String("size")).toInteger();
-        source.mtimeMs = record.value(QLatin1String("mtime")).toInteger();
-        if (!m_batches.contains(batchId) || !packedKey(key) || source.localPath().isEmpty())
+        const SourceFile source(record.value(QLatin1String("path")).toString(),
+                                record.value(QLatin1String("dest")).toString(),
+                                record.value(QLatin1String("size")).toInteger(),
+                                record.value(QLatin1String("mtime")).toInteger());
+        if (!m_batches.contains(batchId) || !packedKey(key) || source.localPathUtf8().isEmpty())
             return false;
         addFile(batchId, key, source);
         return true;

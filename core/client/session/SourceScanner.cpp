@@ -71,12 +71,8 @@ static void addFile(SourceScanner::Result &result, const QFileInfo &info, const 
         result.errors.append(QStringLiteral("cannot read %1: permission denied").arg(info.filePath()));
         return;
     }
-    SourceFile file;
-    file.setLocalPath(info.absoluteFilePath());
-    file.setDestinationPath(destination);
-    file.size = info.size();
-    file.mtimeMs = info.lastModified().toMSecsSinceEpoch();
-    result.files.append(file);
+    result.files.append(SourceFile(info.absoluteFilePath(), destination, info.size(),
+                                   info.lastModified().toMSecsSinceEpoch()));
 }
 
 static QString folderName(const QFileInfo &info)
