@@ -53,6 +53,7 @@ public:
     int connections = 0;
     int requests = 0;
     QByteArray lastHead;
+    QByteArray lastBody;
     // Requests whose head was in before a held answer to the one ahead of them went out: sent
     // behind it (pipelined) rather than after its answer.
     int headsInWhileHeld = 0;
@@ -78,6 +79,7 @@ private:
                 return; // the body is still coming
             ++requests;
             lastHead = head;
+            lastBody = answer.answerAtHead ? QByteArray() : buffer.mid(end + 4, length);
             buffer.remove(0, answer.answerAtHead ? buffer.size() : end + 4 + length);
             if (answer.delayMs > 0) {
                 socket->setProperty("holding", true);
@@ -580,6 +582,41 @@ private Q_SLOTS:
         const WireReply reply = exchange(transport, put);
         QVERIFY(reply.unreadableBody);
         QCOMPARE(server.connections, 0);
+    }
+
+    void fileSlicesArriveAsTheyAreInTheFile()
+    {
+        // A small slice goes out with its head in one send(), a bigger one by sendfile(): the
+        // same bytes either way, and the same progress.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("source.bin"));
+        QVERIFY(TestFiles::write(path, 100000, 5));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray whole = file.readAll();
+        ScriptedServer server([](int, const QByteArray &) { return ScriptedServer::Answer{okJson()}; });
+        DirectTransport transport({endpointAt(server.url())}, 10000);
+        const QList<std::pair<qint64, qint64>> slices = {{0, 1},         {1000, 5000}, {3, 16384}, {7, 16385},
+                                                         {50000, 40000}, {0, 0},       {99999, 1}};
+        for (const auto &[offset, length] : slices) {
+            WireRequest put = get(server.url(), QStringLiteral("/v1/files/x"));
+            put.method = "PUT";
+            put.file = FileSlice{path, offset, length};
+            QList<qint64> sent;
+            const WireReply reply = exchange(transport, put, &sent);
+            const QByteArray where = QByteArray::number(offset) + '+' + QByteArray::number(length);
+            QVERIFY2(reply.isSuccess(), where.constData());
+            QVERIFY2(server.lastBody == whole.mid(offset, length), where.constData());
+            if (length > 0)
+                QVERIFY2(!sent.isEmpty() && sent.last() == length, where.constData());
+        }
+        // A file that ends before its slice does is a body that could not be read, small or not.
+        for (const qint64 length : {qint64(100), qint64(100000)}) {
+            WireRequest put = get(server.url(), QStringLiteral("/v1/files/x"));
+            put.method = "PUT";
+            put.file = FileSlice{path, 99990, length};
+            QVERIFY(exchange(transport, put).unreadableBody);
+        }
     }
 
     void requestHeadAsSent()

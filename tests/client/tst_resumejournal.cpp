@@ -289,6 +289,37 @@ private Q_SLOTS:
         QCOMPARE(reader.file(keyA)->acknowledgedChunks, QList<int>({1, 2, 3, 7}));
     }
 
+    void addFilesRecordsEveryFileAsAddFileDoes()
+    {
+        // Enough records for several writes (the records go out some 64 KiB at a time).
+        QList<SourceFile> files;
+        for (int i = 0; i < 1500; ++i)
+            files.append(sourceFile(QStringLiteral("many/%1.bin").arg(i), 1000 + i));
+        QTemporaryDir dir;
+        QString batchId;
+        {
+            ResumeJournal journal(dir.path());
+            QCOMPARE(errorOf(journal.open()), QString());
+            QVERIFY(!journal.addFiles(QStringLiteral("no-such-batch"), files));
+            batchId = journal.addBatch(sampleBatch());
+            QVERIFY(journal.addFiles(batchId, files));
+            QCOMPARE(errorOf(journal.flush()), QString());
+        }
+        ResumeJournal reader(dir.path());
+        const ResumeJournal::Snapshot snapshot = reader.load();
+        QCOMPARE(snapshot.warnings, QStringList());
+        QCOMPARE(snapshot.files.size(), files.size());
+        for (qsizetype i = 0; i < files.size(); ++i) {
+            const JournalFile &loaded = snapshot.files.at(i);
+            QCOMPARE(loaded.batchId, batchId);
+            QCOMPARE(loaded.key, ResumeJournal::keyFor(files.at(i)));
+            QCOMPARE(loaded.source.localPath(), files.at(i).localPath());
+            QCOMPARE(loaded.source.destinationPath(), files.at(i).destinationPath());
+            QCOMPARE(loaded.source.size, files.at(i).size);
+            QCOMPARE(loaded.source.mtimeMs, files.at(i).mtimeMs);
+        }
+    }
+
     void newerFileRecordReplacesOlder()
     {
         QTemporaryDir dir;

@@ -1,11 +1,14 @@
 #include "SourceScanner.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QLocalServer>
 #include <QMap>
 #include <QTemporaryDir>
 #include <QTest>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -137,6 +140,38 @@ private Q_SLOTS:
                      QStringLiteral("a symbolic link to a character device"));
             QCOMPARE(reasons.value(QStringLiteral("up")),
                      QStringLiteral("a symbolic link to a folder (not followed)"));
+        }
+    }
+
+    void sizesAndTimesAreWhatQFileInfoSays()
+    {
+        // The journal compares these with what a later scan sees: they must stay QFileInfo's
+        // figures (milliseconds, truncated), whichever call reads them.
+        QTemporaryDir dir;
+        const QString folder = dir.filePath(QStringLiteral("t"));
+        const auto stamp = [](const QString &path, time_t seconds, long nanoseconds, int flags = 0) {
+            const timespec times[2] = {{seconds, nanoseconds}, {seconds, nanoseconds}};
+            return ::utimensat(AT_FDCWD, QFile::encodeName(path).constData(), times, flags) == 0;
+        };
+        writeFile(folder + QStringLiteral("/recent"), QByteArray(1234, 'r'));
+        QVERIFY(stamp(folder + QStringLiteral("/recent"), 1700000000, 123999999));
+        writeFile(folder + QStringLiteral("/old"), "o");
+        QVERIFY(stamp(folder + QStringLiteral("/old"), -2, 500000000));
+        QVERIFY(QFile::link(folder + QStringLiteral("/recent"), folder + QStringLiteral("/link")));
+        QVERIFY(stamp(folder + QStringLiteral("/link"), 1600000000, 0, AT_SYMLINK_NOFOLLOW));
+
+        const auto result = SourceScanner::scan({folder, folder + QStringLiteral("/recent")}, QString());
+        QVERIFY2(result.errors.isEmpty(), qPrintable(result.errors.join(u'\n')));
+        QCOMPARE(result.files.size(), 4);
+        for (const SourceFile &file : result.files) {
+            const QFileInfo info(file.localPath());
+            QCOMPARE(file.size, info.size());
+            QCOMPARE(file.mtimeMs, info.lastModified().toMSecsSinceEpoch());
+            const QString name = info.fileName();
+            if (name == QLatin1String("recent") || name == QLatin1String("link")) {
+                QCOMPARE(file.size, qint64(1234));
+                QCOMPARE(file.mtimeMs, qint64(1700000000123)); // the link's own time is not the file's
+            }
         }
     }
 

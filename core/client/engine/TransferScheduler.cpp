@@ -1,6 +1,7 @@
 #include "TransferScheduler.h"
 
-#include <QFileInfo>
+#include "LocalFileStat.h"
+
 #include <QLoggingCategory>
 #include <algorithm>
 #include <climits>
@@ -876,9 +877,8 @@ void TransferScheduler::finishJob(TransferJob &job, TransferState state, const Q
 
 bool TransferScheduler::sourceChanged(const TransferJob &job) const
 {
-    const QFileInfo info(job.source().localPath());
-    return !info.exists() || info.size() != job.source().size ||
-           info.lastModified().toMSecsSinceEpoch() != job.source().mtimeMs;
+    const std::optional<LocalFileStat> now = LocalFileStat::of(job.source().localPath());
+    return !now || now->size != job.source().size || now->mtimeMs != job.source().mtimeMs;
 }
 
 void TransferScheduler::failAsChanged(TransferJob &job)

@@ -8,8 +8,9 @@ namespace multilane {
 
 // An append-only file in a folder of its own, made durable the POSIX way: a lock file so one
 // process at a time writes it, a rewrite that goes to a new file renamed over the old one (a crash
-// leaves one or the other, never a mix), and one write() per record (a kill leaves a record whole
-// in the kernel or absent). Errors are values naming the path.
+// leaves one or the other, never a mix), and whole records in each write() (a kill between writes
+// leaves every record whole; a line cut short within one fails its CRC at load). Errors are values
+// naming the path.
 class DurableLog {
 public:
     DurableLog(const QString &directory, const QString &logName, const QString &lockName);
@@ -23,8 +24,8 @@ public:
     // Replaces the log with `contents` (0600) and keeps it open for appending.
     std::optional<QString> rewrite(const QByteArray &contents);
     bool isOpen() const { return m_fd >= 0; }
-    // Appends one record. After a failed write the partial record is cut off and the log closed;
-    // the first such error is kept for flush().
+    // Appends one or more whole records. After a failed write the partial record is cut off and the log
+    // closed; the first such error is kept for flush().
     void append(const QByteArray &line);
     // fdatasyncs; returns the first write error since rewrite(), if any.
     std::optional<QString> flush();

@@ -137,7 +137,7 @@ std::optional<JournalFile> ResumeJournal::file(const QString &key) const
 
 void ResumeJournal::append(const QByteArray &json)
 {
-    // One write() per record: a kill leaves a record either wholly in the kernel or absent.
+    // One write() per record: it reaches the kernel as soon as it happened.
     m_log->append(JournalRecords::frame(json));
 }
 
@@ -166,9 +166,27 @@ std::optional<QString> ResumeJournal::addFile(const QString &batchId, const Sour
     return key;
 }
 
-void ResumeJournal::reserveFiles(qsizetype more)
+bool ResumeJournal::addFiles(const QString &batchId, const QList<SourceFile> &files)
 {
-    m_model->reserveFiles(more);
+    if (!m_model->hasBatch(batchId))
+        return false;
+    // A write() a record cost as much as the rest of adding a file. Each write still holds whole
+    // records, and a record cut short by a kill is dropped at load like any torn tail.
+    constexpr qsizetype WriteBytes = 64 * 1024;
+    m_model->reserveFiles(files.size());
+    QByteArray records;
+    for (const SourceFile &file : files) {
+        const QString key = keyFor(file);
+        m_model->addFile(batchId, key, file);
+        records += JournalRecords::frame(JournalRecords::compact(JournalRecords::file(batchId, key, file)));
+        if (records.size() >= WriteBytes) {
+            m_log->append(records);
+            records.clear();
+        }
+    }
+    if (!records.isEmpty())
+        m_log->append(records);
+    return true;
 }
 
 void ResumeJournal::setUpload(const QString &key, const QString &uploadId, qint64 chunkSize)

@@ -54,8 +54,9 @@ public:
     // Records a file to send in `batchId` (replacing an older record of the same file, upload
     // id and acknowledgements included). Returns its key, or nullopt if the batch is unknown.
     std::optional<QString> addFile(const QString &batchId, const SourceFile &file);
-    // Before adding many files at once (one batch).
-    void reserveFiles(qsizetype more);
+    // Records all of `files` in `batchId`, as addFile() would each, their records written a few
+    // dozen at a time rather than one write() each. False if the batch is unknown.
+    bool addFiles(const QString &batchId, const QList<SourceFile> &files);
     // A server accepted the create; a different id or chunk size forgets the acknowledged chunks.
     void setUpload(const QString &key, const QString &uploadId, qint64 chunkSize);
     // A server acknowledged `chunk` of the file with `receipt` (hex or letters; may be empty):

@@ -1,8 +1,7 @@
 #include "ResumePlan.h"
 
+#include "LocalFileStat.h"
 #include "ResumeJournal.h"
-
-#include <QFileInfo>
 
 namespace multilane {
 
@@ -43,15 +42,14 @@ ResumePlan::ResumePlan(ResumeJournal &journal, const Options &options)
         for (const JournalFile &file : snapshot.files) {
             if (file.batchId != journaled.id)
                 continue;
-            const QFileInfo info(file.source.localPath());
-            if (!info.isFile()) {
+            const std::optional<LocalFileStat> now = LocalFileStat::of(file.source.localPath());
+            if (!now || !now->isRegular) {
                 m_problems.append(
                     QStringLiteral("%1 is gone; its upload is dropped").arg(file.source.localPath()));
                 journal.endFile(file.key);
                 continue;
             }
-            if (info.size() == file.source.size &&
-                info.lastModified().toMSecsSinceEpoch() == file.source.mtimeMs) {
+            if (now->size == file.source.size && now->mtimeMs == file.source.mtimeMs) {
                 batch.files.append(file);
                 continue;
             }
@@ -67,8 +65,8 @@ ResumePlan::ResumePlan(ResumeJournal &journal, const Options &options)
             JournalFile restarted;
             restarted.batchId = journaled.id;
             restarted.source = file.source;
-            restarted.source.size = info.size();
-            restarted.source.mtimeMs = info.lastModified().toMSecsSinceEpoch();
+            restarted.source.size = now->size;
+            restarted.source.mtimeMs = now->mtimeMs;
             // A new record: the server sees another key (size, mtime), so a fresh upload.
             restarted.key = journal.addFile(journaled.id, restarted.source).value_or(file.key);
             batch.files.append(restarted);

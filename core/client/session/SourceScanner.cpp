@@ -1,5 +1,6 @@
 #include "SourceScanner.h"
 
+#include "LocalFileStat.h"
 #include "UploadPath.h"
 
 #include <QDir>
@@ -27,23 +28,23 @@ static QString kindOf(mode_t mode)
     return QStringLiteral("not a regular file");
 }
 
-std::optional<QString> SourceScanner::notSendable(const QString &path)
+// Why the entry at `path` is not sent, as notSendable() says; when it is sent, `followed` is
+// what it is (the link's target for a symbolic link), so one lstat() a file is all the scan needs.
+static std::optional<QString> inspect(const QString &path, struct stat &followed)
 {
     const QByteArray encoded = QFile::encodeName(path);
-    struct stat entry {};
-    if (::lstat(encoded.constData(), &entry) != 0) {
+    if (::lstat(encoded.constData(), &followed) != 0) {
         // Listed by the folder, yet not found under the name decoded from it: bytes that are not
         // UTF-8 do not survive the decoding.
         return errno == ENOENT
                    ? QStringLiteral("a name that cannot be opened as listed (not UTF-8?); rename it")
                    : QString::fromLocal8Bit(std::strerror(errno));
     }
-    if (S_ISREG(entry.st_mode) || S_ISDIR(entry.st_mode))
+    if (S_ISREG(followed.st_mode) || S_ISDIR(followed.st_mode))
         return std::nullopt;
-    if (!S_ISLNK(entry.st_mode))
-        return kindOf(entry.st_mode);
-    struct stat target {};
-    if (::stat(encoded.constData(), &target) != 0) {
+    if (!S_ISLNK(followed.st_mode))
+        return kindOf(followed.st_mode);
+    if (::stat(encoded.constData(), &followed) != 0) {
         if (errno == ELOOP)
             return QStringLiteral("a symbolic link loop");
         const QString to = QFileInfo(path).symLinkTarget();
@@ -52,27 +53,44 @@ std::optional<QString> SourceScanner::notSendable(const QString &path)
         return QStringLiteral("a symbolic link to %1, which cannot be reached: %2")
             .arg(to, QString::fromLocal8Bit(std::strerror(errno)));
     }
-    if (S_ISREG(target.st_mode))
+    if (S_ISREG(followed.st_mode))
         return std::nullopt;
-    if (S_ISDIR(target.st_mode))
+    if (S_ISDIR(followed.st_mode))
         return QStringLiteral("a symbolic link to a folder (not followed)");
-    return QStringLiteral("a symbolic link to %1").arg(kindOf(target.st_mode));
+    return QStringLiteral("a symbolic link to %1").arg(kindOf(followed.st_mode));
 }
 
-static void addFile(SourceScanner::Result &result, const QFileInfo &info, const QString &destination)
+std::optional<QString> SourceScanner::notSendable(const QString &path)
+{
+    struct stat followed {};
+    return inspect(path, followed);
+}
+
+static bool isReadable(const QString &path, const struct stat &entry)
+{
+    // The owner's read bit decides for the owner, so most files need no access() call of their
+    // own; root, other owners' files and a cleared bit ask the kernel (groups, ACLs).
+    static const uid_t user = ::getuid();
+    if (user != 0 && entry.st_uid == user && (entry.st_mode & S_IRUSR) != 0)
+        return true;
+    return ::access(QFile::encodeName(path).constData(), R_OK) == 0;
+}
+
+static void addFile(SourceScanner::Result &result, const QString &absolutePath, const struct stat &entry,
+                    const QString &destination)
 {
     const QByteArray utf8 = destination.toUtf8();
     if (const auto problem = UploadPath::problem(utf8)) {
         result.errors.append(
-            QStringLiteral("cannot send %1 as %2: %3").arg(info.filePath(), destination, *problem));
+            QStringLiteral("cannot send %1 as %2: %3").arg(absolutePath, destination, *problem));
         return;
     }
-    if (!info.isReadable()) {
-        result.errors.append(QStringLiteral("cannot read %1: permission denied").arg(info.filePath()));
+    if (!isReadable(absolutePath, entry)) {
+        result.errors.append(QStringLiteral("cannot read %1: permission denied").arg(absolutePath));
         return;
     }
-    result.files.append(SourceFile(info.absoluteFilePath(), destination, info.size(),
-                                   info.lastModified().toMSecsSinceEpoch()));
+    const LocalFileStat stat = LocalFileStat::from(entry);
+    result.files.append(SourceFile(absolutePath, destination, stat.size, stat.mtimeMs));
 }
 
 static QString folderName(const QFileInfo &info)
@@ -110,15 +128,16 @@ static void scanFolder(SourceScanner::Result &result, const QFileInfo &info, con
     std::sort(found.begin(), found.end());
     result.files.reserve(result.files.size() + found.size());
     for (const QString &path : std::as_const(found)) {
-        const QFileInfo entry(path);
-        if (const auto why = SourceScanner::notSendable(path)) {
+        // The iterator's paths start with the root's absolute path.
+        struct stat entry {};
+        if (const auto why = inspect(path, entry)) {
             result.skipped.append({path, *why});
-        } else if (entry.isDir() && !entry.isSymLink()) {
+        } else if (S_ISDIR(entry.st_mode)) {
             // The iterator passes over a folder it cannot open without a word.
             if (!isListable(path))
                 result.errors.append(unlistable(path));
         } else {
-            addFile(result, entry,
+            addFile(result, path, entry,
                     UploadPath::join(base, UploadPath::escapeComponents(root.relativeFilePath(path))));
         }
     }
@@ -134,8 +153,13 @@ SourceScanner::Result SourceScanner::scan(const QStringList &paths, const QStrin
             continue;
         }
         if (info.isFile()) {
-            addFile(result, info,
-                    UploadPath::join(destinationPrefix, UploadPath::escapeName(info.fileName())));
+            struct stat entry {};
+            if (::stat(QFile::encodeName(info.absoluteFilePath()).constData(), &entry) != 0)
+                result.errors.append(QStringLiteral("cannot read %1: %2")
+                                         .arg(path, QString::fromLocal8Bit(std::strerror(errno))));
+            else
+                addFile(result, info.absoluteFilePath(), entry,
+                        UploadPath::join(destinationPrefix, UploadPath::escapeName(info.fileName())));
             continue;
         }
         if (!info.isDir()) {

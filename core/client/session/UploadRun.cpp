@@ -101,10 +101,9 @@ int UploadRun::addNewFiles(const QList<SourceFile> &files, bool held)
         const QString batchId = m_journal->addBatch(batch);
         m_journalBatches.append(batchId);
         m_journalBatchOf.reserve(first + files.size());
-        m_journal->reserveFiles(files.size());
-        for (qsizetype i = 0; i < files.size(); ++i) {
-            // The key is keyFor() of the file: journalKeyOf() works it out again when needed.
-            if (m_journal->addFile(batchId, files.at(i)))
+        // The keys are keyFor() of each file: journalKeyOf() works one out again when needed.
+        if (m_journal->addFiles(batchId, files)) {
+            for (qsizetype i = 0; i < files.size(); ++i)
                 setJournalBatch(first + int(i), int(m_journalBatches.size() - 1));
         }
     }
