@@ -198,6 +198,43 @@ private Q_SLOTS:
         QCOMPARE(m_harness->readStored(QStringLiteral("late.txt")), data);
     }
 
+    void identicalFileAppearingBeforeCompleteIsKept_data()
+    {
+        QTest::addColumn<QByteArray>("policy");
+        for (const char *policy : {"rename", "overwrite", "skip", "fail"})
+            QTest::newRow(policy) << QByteArray(policy);
+    }
+
+    void identicalFileAppearingBeforeCompleteIsKept()
+    {
+        // Whatever the policy, the same bytes put there meanwhile are the file: nothing is
+        // renamed, replaced or refused. Into folders made on the way, and into the same again.
+        QFETCH(QByteArray, policy);
+        const QByteArray data = ServiceHarness::testData(3000, 9);
+        for (int round = 0; round < 2; ++round) {
+            const QString path = QStringLiteral("new/folders/same%1.txt").arg(round);
+            const QByteArray id = idOf(m_harness->create(path, data.size(), 3000, policy));
+            QCOMPARE(m_harness->putChunk(id, 0, data).status, 200);
+            QCOMPARE(m_harness->call("PUT", "/v1/files/" + path.toUtf8(), data).status, 201);
+            const auto reply = m_harness->complete(id, ServiceHarness::sha256(data));
+            QCOMPARE(reply.status, 200);
+            QCOMPARE(reply.json.value(QStringLiteral("status")).toString(), QStringLiteral("skipped"));
+            QCOMPARE(m_harness->readStored(path), data);
+            QCOMPARE(
+                QDir(m_harness->storage() + QStringLiteral("/new/folders")).entryList(QDir::Files).size(),
+                round + 1);
+        }
+    }
+
+    void aFileWhereAFolderGoesIsAConflict()
+    {
+        QCOMPARE(m_harness->call("PUT", "/v1/files/blocked", QByteArray("a file")).status, 201);
+        const auto reply = m_harness->call("PUT", "/v1/files/blocked/inside.txt", QByteArray("x"));
+        QCOMPARE(reply.status, 409);
+        QCOMPARE(reply.errorCode(), QByteArray("conflict"));
+        QCOMPARE(m_harness->readStored(QStringLiteral("blocked")), QByteArray("a file"));
+    }
+
     void emptyFile()
     {
         const auto reply = m_harness->upload(QStringLiteral("empty"), QByteArray(""), 1024);

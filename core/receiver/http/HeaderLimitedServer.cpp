@@ -149,22 +149,36 @@ public:
         m_answered = true;
         if (m_tls)
             return writeTls(ptr, size);
+        // An answer fits the socket's buffer nearly always: send first, and wait (poll) only when
+        // it is full, not before every send.
+        ssize_t sent = 0;
+        do {
+            sent = ::send(m_fd, ptr, size, MSG_NOSIGNAL | MSG_DONTWAIT);
+        } while (sent < 0 && errno == EINTR);
+        if (sent >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+            return sent;
         if (!is_writable())
             return -1;
-        ssize_t sent = 0;
         do {
             sent = ::send(m_fd, ptr, size, MSG_NOSIGNAL);
         } while (sent < 0 && errno == EINTR);
         return sent;
     }
 
+    // httplib asks for both addresses with every request; a connection's never change.
     void get_remote_ip_and_port(std::string &ip, int &port) const override
     {
-        addressOf(m_fd, true, ip, port);
+        if (m_remoteIp.empty())
+            addressOf(m_fd, true, m_remoteIp, m_remotePort);
+        ip = m_remoteIp;
+        port = m_remotePort;
     }
     void get_local_ip_and_port(std::string &ip, int &port) const override
     {
-        addressOf(m_fd, false, ip, port);
+        if (m_localIp.empty())
+            addressOf(m_fd, false, m_localIp, m_localPort);
+        ip = m_localIp;
+        port = m_localPort;
     }
     socket_t socket() const override { return m_fd; }
 
@@ -265,6 +279,10 @@ private:
     std::size_t m_filled = 0;
     std::size_t m_bodyLeft = 0; // of the current request's body, not yet handed to httplib
     int m_lowWater = 1;         // the socket's SO_RCVLOWAT
+    mutable std::string m_remoteIp;
+    mutable int m_remotePort = 0;
+    mutable std::string m_localIp;
+    mutable int m_localPort = 0;
 };
 
 // httplib gives up without an answer when the request line alone is over the budget, or when the

@@ -116,16 +116,23 @@ Result<FinishedFile> FilePlacer::place(const QByteArray &source, const QString &
         ::unlink(source.constData());
         return FinishedFile{FinishedFile::Status::Skipped, where, sha256};
     };
-    const auto current = existing(path, FileOps::regularFileSize(source).value_or(-1));
-    if (current && !current->sha256.isEmpty() && current->sha256 == sha256)
-        return skipped(path); // an identical file is already there
+    // An identical file already there (since the preflight) is kept and this one dropped. Only
+    // asked where a file is in the way: two stat() calls a file otherwise.
+    const auto identicalThere = [&] {
+        const auto current = existing(path, FileOps::regularFileSize(source).value_or(-1));
+        return current && !current->sha256.isEmpty() && current->sha256 == sha256;
+    };
 
     QString finalPath = path;
     int error = 0;
     if (policy == ConflictPolicy::Overwrite) {
+        if (identicalThere())
+            return skipped(path);
         error = ::rename(source.constData(), nativePath(path).constData()) == 0 ? 0 : errno;
     } else {
         error = moveNoReplace(source, nativePath(path));
+        if (error == EEXIST && identicalThere())
+            return skipped(path);
         for (int number = 1;
              policy == ConflictPolicy::Rename && error == EEXIST && number <= MaxRenameAttempts; ++number) {
             finalPath = numberedName(path, number);

@@ -3,6 +3,7 @@
 #include "HashPipeline.h"
 #include "StorageError.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -16,7 +17,10 @@ PartWriter::PartWriter(int fd, qint64 offset, qint64 maxLength, HashPipeline *pi
     , m_maxLength(maxLength)
     , m_pipeline(pipeline)
     , m_writeLock(writeLock)
-    , m_buffer(pipeline ? pipeline->nextBuffer() : std::unique_ptr<char[]>(new char[BufferSize]))
+    // No bigger than the body: a megabyte for a file of 1 KiB cost a page fault a page touched
+    // and, freed, an madvise() that gave the pages back, for every file.
+    , m_capacity(pipeline ? BufferSize : std::size_t(std::clamp<qint64>(maxLength, 1, qint64(BufferSize))))
+    , m_buffer(pipeline ? pipeline->nextBuffer() : std::unique_ptr<char[]>(new char[m_capacity]))
 {
     Q_ASSERT(!pipeline || pipeline->bufferSize() == BufferSize);
 }
@@ -25,8 +29,13 @@ PartWriter::~PartWriter() = default;
 
 int PartWriter::presize(int fd, qint64 size)
 {
-    if (size > 0 && ::fallocate(fd, 0, 0, size) != 0 && errno != EOPNOTSUPP && errno != ENOSYS)
-        return errno;
+    if (size > 0) {
+        // fallocate() grows a shorter file to `size`; only a longer one still needs cutting.
+        if (::fallocate(fd, 0, 0, size) == 0)
+            return 0;
+        if (errno != EOPNOTSUPP && errno != ENOSYS)
+            return errno;
+    }
     return ::ftruncate(fd, size) == 0 ? 0 : errno;
 }
 
@@ -66,12 +75,12 @@ PartWriter::Result PartWriter::copy(const BodyReader &body, const Observer &obse
 bool PartWriter::append(const char *data, std::size_t length)
 {
     while (length > 0) {
-        const std::size_t take = std::min(length, BufferSize - m_buffered);
+        const std::size_t take = std::min(length, m_capacity - m_buffered);
         std::memcpy(m_buffer.get() + m_buffered, data, take);
         m_buffered += take;
         data += take;
         length -= take;
-        if (m_buffered == BufferSize && !flush())
+        if (m_buffered == m_capacity && !flush())
             return false;
     }
     return true;

@@ -30,7 +30,8 @@ public:
         std::optional<ProtocolError> problem(qint64 expected, const QString &what) const;
     };
 
-    // Sizes a data file up front; its blocks are reserved so a full disk shows before the upload.
+    // Sizes a data file no longer than `size` up front; its blocks are reserved so a full disk
+    // shows before the upload.
     static int presize(int fd, qint64 size);
 
     // observe() sees every accepted byte (for hashing) before it is written.
@@ -55,6 +56,7 @@ private:
     qint64 m_maxLength;
     HashPipeline *m_pipeline;
     std::mutex *m_writeLock;
+    std::size_t m_capacity; // of m_buffer
     std::unique_ptr<char[]> m_buffer;
     std::size_t m_buffered = 0;
     Result m_result;

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace multilane {
 
@@ -67,7 +68,9 @@ int UploadFiles::ensureDataFiles(const UploadSpec &spec) const
     struct stat info {};
     if (::fstat(part.get(), &info) != 0)
         return errno;
-    if (info.st_size != spec.size) {
+    if (info.st_size > spec.size && ::ftruncate(part.get(), spec.size) != 0)
+        return errno;
+    if (info.st_size < spec.size) {
         if (const int error = PartWriter::presize(part.get(), spec.size); error != 0)
             return error;
     }
