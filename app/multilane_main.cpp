@@ -4,6 +4,7 @@
 // in multilane_core.
 #include "CommandLine.h"
 #include "LaunchCommon.h"
+#include "PlainEventLoop.h"
 #include "ProbeCommand.h"
 #include "ResumeCommand.h"
 #include "ResumeJournal.h"
@@ -81,6 +82,7 @@ static int runWindow(const QStringList &paths)
 // The headless front end: upload, resume, status, probe.
 static int runCommandLine(int argc, char *argv[])
 {
+    launch::usePlainEventLoop(); // here, not in main(): the window, exec'd from there, keeps GLib's
     QCoreApplication app(argc, argv);
     launch::setIdentity();
 

@@ -1,5 +1,6 @@
 // multilane-receiver: serves one storage folder on one or more ports until SIGINT/SIGTERM.
 // The work is in core/receiver/daemon: ReceiverConfigParser reads the options, ReceiverDaemon runs.
+#include "PlainEventLoop.h"
 #include "ProcessSignals.h"
 #include "ProtocolNames.h"
 #include "ProtocolService.h"
@@ -25,6 +26,7 @@ int refuse(const QString &message)
 
 int main(int argc, char *argv[])
 {
+    launch::usePlainEventLoop();
     // Before any thread exists (the store starts a hashing thread, the listeners many more).
     const ProcessSignals signals;
     QCoreApplication app(argc, argv);
