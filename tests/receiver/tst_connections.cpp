@@ -106,6 +106,34 @@ private Q_SLOTS:
         QCOMPARE(answers.count("HTTP/1.1 200"), 2);
     }
 
+    void aContinueGoesOutBeforeTheBody()
+    {
+        // curl asks with "Expect: 100-continue" before a body of more than a MiB and waits for
+        // the interim answer; an answer's head that the receiver holds back for its body must
+        // not hold this one. Then the real answer comes as one whole response.
+        QVERIFY2(m_receiver->start(1, {QStringLiteral("--quiet")}), qPrintable(m_receiver->errorText()));
+        const QUrl url = m_receiver->urls().constFirst();
+        QTcpSocket socket;
+        socket.connectToHost(url.host(), quint16(url.port()));
+        QVERIFY(socket.waitForConnected(5000));
+        const QByteArray body(5000, 'c');
+        socket.write("PUT /v1/files/continued.bin HTTP/1.1\r\nHost: test\r\nExpect: 100-continue\r\n"
+                     "Content-Length: " +
+                     QByteArray::number(body.size()) + "\r\n\r\n");
+        QByteArray interim;
+        QElapsedTimer timer;
+        timer.start();
+        while (!interim.contains("\r\n\r\n") && timer.elapsed() < 10000 && socket.waitForReadyRead(1000))
+            interim += socket.readAll();
+        QVERIFY2(interim.startsWith("HTTP/1.1 100 Continue\r\n"), interim.constData());
+        socket.write(body);
+        QByteArray answer = interim.mid(interim.indexOf("\r\n\r\n") + 4);
+        while (!answer.contains("\"status\"") && timer.elapsed() < 10000 && socket.waitForReadyRead(1000))
+            answer += socket.readAll();
+        QVERIFY2(answer.startsWith("HTTP/1.1 201 Created\r\n"), answer.constData());
+        QVERIFY2(answer.contains("\"path\":\"continued.bin\""), answer.constData());
+    }
+
     void aBurstOfConnectionsWaitsToBeAccepted()
     {
         // A client opens its connections at once (64 a port by default). While the receiver is

@@ -14,6 +14,7 @@
 #include <memory>
 #include <netdb.h>
 #include <poll.h>
+#include <string_view>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -100,12 +101,14 @@ public:
     // (waitForRequest) and any drain before a close take any byte.
     void endRequest()
     {
+        flushHeld();
         m_bodyLeft = 0;
         setLowWater(1);
     }
 
     bool is_readable() const override
     {
+        flushHeld(); // a held "100 Continue" must reach the client before its body can come
         if (hasBuffered())
             return true;
         if (!m_counting)
@@ -149,6 +152,43 @@ public:
         m_answered = true;
         if (m_tls)
             return writeTls(ptr, size);
+        // httplib writes an answer's head and its body apart: two sends, two segments, and the
+        // client woken twice, for every small file. The head is held for the body's first write
+        // (and goes out before anything is read or waited for, or the request ends).
+        const std::string_view data(ptr, size);
+        if (m_held.empty() && size <= HeldAnswerLimit && data.substr(0, 7) == "HTTP/1." && data.size() >= 4 &&
+            data.substr(data.size() - 4) == "\r\n\r\n") {
+            m_held.assign(data);
+            return ssize_t(size);
+        }
+        if (!m_held.empty()) {
+            if (m_held.size() + size <= HeldAnswerLimit) {
+                m_held.append(data);
+                return flushHeld() ? ssize_t(size) : -1;
+            }
+            if (!flushHeld())
+                return -1;
+        }
+        return sendSome(ptr, size);
+    }
+
+    // Sends what write() held back; false if the connection broke.
+    bool flushHeld() const
+    {
+        std::size_t done = 0;
+        while (done < m_held.size()) {
+            const ssize_t sent = sendSome(m_held.data() + done, m_held.size() - done);
+            if (sent <= 0)
+                break;
+            done += std::size_t(sent);
+        }
+        const bool whole = done == m_held.size();
+        m_held.clear();
+        return whole;
+    }
+
+    ssize_t sendSome(const char *ptr, size_t size) const
+    {
         // An answer fits the socket's buffer nearly always: send first, and wait (poll) only when
         // it is full, not before every send.
         ssize_t sent = 0;
@@ -204,6 +244,7 @@ private:
     // What the socket (or the TLS session) has, waiting for it as is_readable() does.
     ssize_t receive()
     {
+        flushHeld();
         for (;;) {
             ssize_t n = 0;
             if (m_tls) {
@@ -279,6 +320,8 @@ private:
     std::size_t m_filled = 0;
     std::size_t m_bodyLeft = 0; // of the current request's body, not yet handed to httplib
     int m_lowWater = 1;         // the socket's SO_RCVLOWAT
+    static constexpr std::size_t HeldAnswerLimit = 16 * 1024;
+    mutable std::string m_held; // an answer's head, waiting for its body (write())
     mutable std::string m_remoteIp;
     mutable int m_remotePort = 0;
     mutable std::string m_localIp;
@@ -296,6 +339,7 @@ void answerHead(HeadCountingStream &stream, ProtocolErrorCode code, const QStrin
                             "\r\nConnection: close\r\n\r\n";
     const QByteArray whole = head + refusal.body;
     stream.write(whole.constData(), std::size_t(whole.size()));
+    stream.flushHeld();
 }
 
 bool clientStillSending(int fd)
