@@ -320,6 +320,39 @@ private Q_SLOTS:
         }
     }
 
+    void endsHeldBackKeepTheirOrder()
+    {
+        QTemporaryDir dir;
+        ResumeJournal journal(dir.path());
+        QCOMPARE(errorOf(journal.open()), QString());
+        const QString batch = journal.addBatch(sampleBatch());
+        const QString a = *journal.addFile(batch, sourceFile(QStringLiteral("a")));
+        const QString b = *journal.addFile(batch, sourceFile(QStringLiteral("b")));
+        const QString c = *journal.addFile(batch, sourceFile(QStringLiteral("c")));
+        ResumeJournal reader(dir.path());
+
+        journal.endFileSoon(a);
+        journal.endFileSoon(b);
+        QVERIFY(!journal.file(a));               // gone from the live state at once
+        QCOMPARE(reader.load().files.size(), 3); // its record not written yet
+        journal.writeHeldRecords();
+        QCOMPARE(reader.load().files.size(), 1);
+
+        // A record written after a held end goes behind it: c, ended and sent again, stays.
+        journal.endFileSoon(c);
+        QCOMPARE(*journal.addFile(batch, sourceFile(QStringLiteral("c"))), c);
+        journal.setUpload(c, QStringLiteral("up-c"), 100);
+        const ResumeJournal::Snapshot snapshot = reader.load();
+        QCOMPARE(snapshot.files.size(), 1);
+        QCOMPARE(snapshot.files.at(0).key, c);
+        QCOMPARE(snapshot.files.at(0).uploadId, QStringLiteral("up-c"));
+
+        // flush() writes what is held.
+        journal.endFileSoon(c);
+        QCOMPARE(errorOf(journal.flush()), QString());
+        QCOMPARE(reader.load().files.size(), 0);
+    }
+
     void newerFileRecordReplacesOlder()
     {
         QTemporaryDir dir;

@@ -8,6 +8,7 @@
 #include <QDir>
 #include <QFile>
 #include <QRandomGenerator>
+#include <utility>
 
 namespace multilane {
 
@@ -20,7 +21,10 @@ ResumeJournal::ResumeJournal(const QString &directory)
     , m_log(std::make_unique<DurableLog>(m_directory, LogName, LockName))
 {}
 
-ResumeJournal::~ResumeJournal() = default;
+ResumeJournal::~ResumeJournal()
+{
+    writeHeldRecords();
+}
 
 QString ResumeJournal::defaultDirectory()
 {
@@ -137,8 +141,22 @@ std::optional<JournalFile> ResumeJournal::file(const QString &key) const
 
 void ResumeJournal::append(const QByteArray &json)
 {
-    // One write() per record: it reaches the kernel as soon as it happened.
-    m_log->append(JournalRecords::frame(json));
+    // One write() per record: it reaches the kernel as soon as it happened, behind what
+    // endFileSoon() held, in the same write, so the log keeps the order things happened in.
+    if (m_held.isEmpty()) {
+        m_log->append(JournalRecords::frame(json));
+        return;
+    }
+    m_held += JournalRecords::frame(json);
+    writeHeldRecords();
+}
+
+void ResumeJournal::writeHeldRecords()
+{
+    if (m_held.isEmpty())
+        return;
+    m_log->append(m_held);
+    m_held.clear();
 }
 
 QString ResumeJournal::addBatch(JournalBatch batch)
@@ -174,7 +192,7 @@ bool ResumeJournal::addFiles(const QString &batchId, const QList<SourceFile> &fi
     // records, and a record cut short by a kill is dropped at load like any torn tail.
     constexpr qsizetype WriteBytes = 64 * 1024;
     m_model->reserveFiles(files.size());
-    QByteArray records;
+    QByteArray records = std::exchange(m_held, QByteArray());
     for (const SourceFile &file : files) {
         const QString key = keyFor(file);
         m_model->addFile(batchId, key, file);
@@ -213,6 +231,15 @@ void ResumeJournal::endFile(const QString &key)
         append(JournalRecords::compact(JournalRecords::end(key)));
 }
 
+void ResumeJournal::endFileSoon(const QString &key)
+{
+    constexpr qsizetype HeldBytes = 64 * 1024;
+    if (m_model->remove(key))
+        m_held += JournalRecords::frame(JournalRecords::compact(JournalRecords::end(key)));
+    if (m_held.size() >= HeldBytes)
+        writeHeldRecords();
+}
+
 void ResumeJournal::rememberLink(const LinkMemory &memory)
 {
     m_model->rememberLink(memory);
@@ -227,6 +254,7 @@ std::optional<LinkMemory> ResumeJournal::rememberedLink(const QString &network) 
 
 std::optional<QString> ResumeJournal::flush()
 {
+    writeHeldRecords();
     return m_log->flush();
 }
 

@@ -64,6 +64,11 @@ public:
     void acknowledgeChunk(const QString &key, int chunk, const QByteArray &receipt = {});
     // The file is done, skipped, or failed for good: it leaves the journal.
     void endFile(const QString &key);
+    // The same, its record written with the next record or writeHeldRecords(), flush() or the
+    // end, whichever comes first: many files ending at once share one write(). A kill before
+    // then forgets only that those files ended; a resume asks the server, which has them.
+    void endFileSoon(const QString &key);
+    void writeHeldRecords();
     // What the tuner settled at on memory.network (replacing the older estimate of that network).
     void rememberLink(const LinkMemory &memory);
     // The last estimate taken on `network`, if any.
@@ -77,6 +82,7 @@ private:
     QString m_directory;
     std::unique_ptr<JournalModel> m_model;
     std::unique_ptr<DurableLog> m_log;
+    QByteArray m_held; // whole records of endFileSoon(), not yet written
 };
 
 } // namespace multilane

@@ -351,10 +351,16 @@ void UploadRun::attachJournal()
         if (const QString key = journalKeyOf(id); !key.isEmpty())
             m_journal->acknowledgeChunk(key, chunk, m_scheduler->job(id).receipts().value(chunk));
     });
+    m_journalWrite.setSingleShot(true);
+    m_journalWrite.setInterval(0);
+    connect(&m_journalWrite, &QTimer::timeout, this, [this] { m_journal->writeHeldRecords(); });
     connect(m_scheduler.get(), &TransferScheduler::fileFinished, this, [this](int id) {
         // A file that failed for reasons waiting can fix stays, for a later resume.
-        if (const QString key = journalKeyOf(id); !key.isEmpty() && !m_scheduler->job(id).isResumable())
-            m_journal->endFile(key);
+        if (const QString key = journalKeyOf(id); !key.isEmpty() && !m_scheduler->job(id).isResumable()) {
+            m_journal->endFileSoon(key);
+            if (!m_journalWrite.isActive())
+                m_journalWrite.start();
+        }
     });
     connect(m_scheduler.get(), &TransferScheduler::finished, this, [this] { m_journal->flush(); });
     connect(m_scheduler.get(), &TransferScheduler::progressChanged, this, &UploadRun::rememberSettledLink);

@@ -111,6 +111,8 @@ private:
     // resumed file whose recorded key is another keeps that one here.
     QHash<int, QString> m_recordedKeys;
     void setJournalBatch(int job, int batch);
+    // Files that end in one turn of the event loop share the write of their journal records.
+    QTimer m_journalWrite;
     QString journalKeyOf(int job) const;
     QString journalBatchOf(int job) const;
     bool m_started = false;
