@@ -20,7 +20,6 @@ LocalFileStat LocalFileStat::from(const struct stat &entry)
     result.size = qint64(entry.st_size);
     result.mtimeMs = qint64(entry.st_mtim.tv_sec) * 1000 + qint64(entry.st_mtim.tv_nsec) / 1000000;
     result.isRegular = S_ISREG(entry.st_mode);
-    result.isDirectory = S_ISDIR(entry.st_mode);
     return result;
 }
 

@@ -16,7 +16,6 @@ struct LocalFileStat {
     qint64 size = 0;
     qint64 mtimeMs = 0;
     bool isRegular = false;
-    bool isDirectory = false;
 
     // Follows symbolic links; nullopt when the path cannot be reached.
     static std::optional<LocalFileStat> of(const QString &path);

@@ -8,7 +8,6 @@
 #include <QDir>
 #include <QFile>
 #include <QRandomGenerator>
-#include <utility>
 
 namespace multilane {
 
@@ -141,14 +140,17 @@ std::optional<JournalFile> ResumeJournal::file(const QString &key) const
 
 void ResumeJournal::append(const QByteArray &json)
 {
-    // One write() per record: it reaches the kernel as soon as it happened, behind what
-    // endFileSoon() held, in the same write, so the log keeps the order things happened in.
-    if (m_held.isEmpty()) {
-        m_log->append(JournalRecords::frame(json));
-        return;
-    }
+    // At once, behind what was held and in the same write(): the log keeps the order things
+    // happened in.
     m_held += JournalRecords::frame(json);
     writeHeldRecords();
+}
+
+void ResumeJournal::hold(const QByteArray &json)
+{
+    m_held += JournalRecords::frame(json);
+    if (m_held.size() >= HeldBytes)
+        writeHeldRecords();
 }
 
 void ResumeJournal::writeHeldRecords()
@@ -188,22 +190,13 @@ bool ResumeJournal::addFiles(const QString &batchId, const QList<SourceFile> &fi
 {
     if (!m_model->hasBatch(batchId))
         return false;
-    // A write() a record cost as much as the rest of adding a file. Each write still holds whole
-    // records, and a record cut short by a kill is dropped at load like any torn tail.
-    constexpr qsizetype WriteBytes = 64 * 1024;
     m_model->reserveFiles(files.size());
-    QByteArray records = std::exchange(m_held, QByteArray());
     for (const SourceFile &file : files) {
         const QString key = keyFor(file);
         m_model->addFile(batchId, key, file);
-        records += JournalRecords::frame(JournalRecords::compact(JournalRecords::file(batchId, key, file)));
-        if (records.size() >= WriteBytes) {
-            m_log->append(records);
-            records.clear();
-        }
+        hold(JournalRecords::compact(JournalRecords::file(batchId, key, file)));
     }
-    if (!records.isEmpty())
-        m_log->append(records);
+    writeHeldRecords();
     return true;
 }
 
@@ -227,17 +220,14 @@ void ResumeJournal::acknowledgeChunk(const QString &key, int chunk, const QByteA
 
 void ResumeJournal::endFile(const QString &key)
 {
-    if (m_model->remove(key))
-        append(JournalRecords::compact(JournalRecords::end(key)));
+    endFileSoon(key);
+    writeHeldRecords();
 }
 
 void ResumeJournal::endFileSoon(const QString &key)
 {
-    constexpr qsizetype HeldBytes = 64 * 1024;
     if (m_model->remove(key))
-        m_held += JournalRecords::frame(JournalRecords::compact(JournalRecords::end(key)));
-    if (m_held.size() >= HeldBytes)
-        writeHeldRecords();
+        hold(JournalRecords::compact(JournalRecords::end(key)));
 }
 
 void ResumeJournal::rememberLink(const LinkMemory &memory)

@@ -54,8 +54,8 @@ public:
     // Records a file to send in `batchId` (replacing an older record of the same file, upload
     // id and acknowledgements included). Returns its key, or nullopt if the batch is unknown.
     std::optional<QString> addFile(const QString &batchId, const SourceFile &file);
-    // Records all of `files` in `batchId`, as addFile() would each, their records written a few
-    // dozen at a time rather than one write() each. False if the batch is unknown.
+    // Records all of `files` in `batchId`, as addFile() would each, their records written some
+    // 64 KiB at a time rather than one write() each. False if the batch is unknown.
     bool addFiles(const QString &batchId, const QList<SourceFile> &files);
     // A server accepted the create; a different id or chunk size forgets the acknowledged chunks.
     void setUpload(const QString &key, const QString &uploadId, qint64 chunkSize);
@@ -77,12 +77,18 @@ public:
     std::optional<QString> flush();
 
 private:
+    // Writes the record now (with whatever is held, in order).
     void append(const QByteArray &json);
+    // Keeps the record for a later write, shared with others: a write() a record cost as much as
+    // the rest of adding or ending a small file. Each write holds whole records; one cut short by
+    // a kill fails its CRC at load.
+    void hold(const QByteArray &json);
+    static constexpr qsizetype HeldBytes = 64 * 1024;
 
     QString m_directory;
     std::unique_ptr<JournalModel> m_model;
     std::unique_ptr<DurableLog> m_log;
-    QByteArray m_held; // whole records of endFileSoon(), not yet written
+    QByteArray m_held; // whole records of endFileSoon() and addFiles(), not yet written
 };
 
 } // namespace multilane

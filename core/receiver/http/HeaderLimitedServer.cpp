@@ -156,8 +156,8 @@ public:
         // client woken twice, for every small file. The head is held for the body's first write
         // (and goes out before anything is read or waited for, or the request ends).
         const std::string_view data(ptr, size);
-        if (m_held.empty() && size <= HeldAnswerLimit && data.substr(0, 7) == "HTTP/1." && data.size() >= 4 &&
-            data.substr(data.size() - 4) == "\r\n\r\n") {
+        if (m_held.empty() && size <= HeldAnswerLimit && data.starts_with("HTTP/1.") &&
+            data.ends_with("\r\n\r\n")) {
             m_held.assign(data);
             return ssize_t(size);
         }
