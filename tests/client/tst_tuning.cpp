@@ -693,6 +693,63 @@ private Q_SLOTS:
                  qPrintable(QStringLiteral("%1 %2").arg(counts.at(0)).arg(counts.at(2))));
     }
 
+    void aRequestOutForLongSaysWhatAnEndpointDelivers()
+    {
+        EndpointScorer scorer(3);
+        for (int i = 0; i < 3; ++i)
+            scorer.recordSuccess(0, 1000000, 200);         // 5 MB/s a request, 200 ms each
+        QCOMPARE(scorer.weight(1), EndpointScorer::Scale); // not measured, nothing out: full chance
+
+        scorer.recordOutstanding({{1, 1000000, 790}});
+        QCOMPARE(scorer.weight(1), EndpointScorer::Scale); // under four times the best's requests
+        scorer.recordOutstanding({{1, 1000000, 2000}});
+        QCOMPARE(scorer.weight(1), EndpointScorer::Scale / 10); // at most 0.5 MB/s
+        // The tightest bound of the endpoint's requests counts; each call replaces the last.
+        scorer.recordOutstanding({{1, 4000000, 2000}, {1, 1000000, 4000}, {2, 1000000, 1000}});
+        QCOMPARE(scorer.weight(1), EndpointScorer::Scale / 20);
+        QCOMPARE(scorer.weight(2), EndpointScorer::Scale / 5);
+        scorer.recordOutstanding({});
+        QCOMPARE(scorer.weight(1), EndpointScorer::Scale);
+        // A small request is judged by the time the best one's take, not by their rate: 10 KB
+        // out for a second is a fifth of the best (its requests take 200 ms), not a 500th.
+        scorer.recordOutstanding({{1, 10000, 1000}});
+        QCOMPARE(scorer.weight(1), EndpointScorer::Scale / 5);
+        scorer.clearOutstanding(1);
+        QCOMPARE(scorer.weight(1), EndpointScorer::Scale);
+
+        // A measured endpoint that stalls loses its share before the stalled request ends, and
+        // the others are judged against the best as its answers left it.
+        scorer.recordSuccess(1, 1000000, 200);
+        scorer.recordSuccess(1, 1000000, 200);
+        scorer.recordOutstanding({{0, 1000000, 10000}}); // 0.1 MB/s
+        QCOMPARE(scorer.weight(0), EndpointScorer::Scale / 50);
+        QCOMPARE(scorer.weight(1), EndpointScorer::Scale);
+        scorer.recordOutstanding({});
+        QCOMPARE(scorer.weight(0), EndpointScorer::Scale);
+    }
+
+    void aClearlySlowerEndpointQueuesLessAndLeavesTheEndToOthers()
+    {
+        EndpointScorer scorer(3);
+        for (int i = 0; i < 3; ++i) {
+            scorer.recordSuccess(0, 1000000, 200);  // 5 MB/s a request
+            scorer.recordSuccess(1, 1000000, 300);  // 3.3 MB/s: alike (within a factor of two)
+            scorer.recordSuccess(2, 1000000, 2000); // 0.5 MB/s: clearly slower
+        }
+        QCOMPARE(scorer.pipelineShare(0), 1.0);
+        QCOMPARE(scorer.pipelineShare(1), 1.0);
+        QCOMPARE(scorer.pipelineShare(2), 0.1);
+
+        // 1 MB behind 1 MB already on its connection takes the slow one 4 s; the best one 0.2 s.
+        QVERIFY(!scorer.outlastsTheRest(2, 1000000, 1000000, 10.0)); // done long before the rest
+        QVERIFY(!scorer.outlastsTheRest(2, 1000000, 1000000, 3.9));  // done as the rest is
+        QVERIFY(scorer.outlastsTheRest(2, 1000000, 1000000, 3.7));   // the upload would wait for it
+        QVERIFY(scorer.outlastsTheRest(2, 1000000, 0, 0.5));
+        // Endpoints alike the best take their share to the end: which of them is faster is noise.
+        QVERIFY(!scorer.outlastsTheRest(1, 1000000, 1000000, 0.0));
+        QVERIFY(!scorer.outlastsTheRest(0, 1000000, 1000000, 0.0));
+    }
+
     void scorerPunishesErrors()
     {
         EndpointScorer scorer(2);

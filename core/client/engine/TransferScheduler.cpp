@@ -197,6 +197,7 @@ void TransferScheduler::emitProgress()
     const qint64 bytes = delivered.bytes >= 0 ? delivered.bytes : m_bytesSent;
     m_rate.addSample(elapsed, bytes);
     m_recentRate.addSample(elapsed, bytes);
+    m_latestRate.addSample(elapsed, bytes);
     if (elapsed >= RecentRateMs) {
         const double perConnection = m_recentRate.bytesPerSecond(elapsed) / std::max(1, requestsAtLevel());
         // The kernel's round trip is only the first hop's behind a proxy next door (an emulated
@@ -242,6 +243,9 @@ void TransferScheduler::pump()
     openQueuedJobs();
     startChunkHashing();
     int refusedLeases = 0;
+    // A pass over the requests out: often enough to see one that has stalled, not on every answer.
+    if (now() - m_requestsOutScoredMs >= ScoreRequestsOutEveryMs)
+        scoreRequestsOut();
     while (requestsAtLevel() < m_connections) {
         const std::optional<EndpointLease> lease = m_pool.acquire();
         if (!lease)
@@ -537,7 +541,7 @@ static bool wantsWholeSent(const TransferJob &j)
 bool TransferScheduler::dispatchChunk(const EndpointLease &lease)
 {
     TransferJob *job = m_jobs.next(wantsChunkSent);
-    if (!job)
+    if (!job || leaveToFasterEndpoints(lease.endpoint, job->planner().chunkSize(), 0))
         return false;
     const InFlight request = chunkRequest(*job, job->takeReadyChunk(), lease);
     takeForSending(*job, request);
@@ -552,7 +556,7 @@ bool TransferScheduler::dispatchSingle(const EndpointLease &lease, bool laterBat
     // The earliest open file: with --order files the first given, otherwise the biggest.
     TransferJob *job = laterBatchOnly ? m_jobs.nextFromLaterBatch(wantsWholeSent, wantsChunkSent)
                                       : m_jobs.next(wantsWholeSent, JobQueue::Pick::Earliest);
-    if (!job)
+    if (!job || leaveToFasterEndpoints(lease.endpoint, job->source().size, 0))
         return false;
     const InFlight request = wholeRequest(*job, lease);
     takeForSending(*job, request);
@@ -685,7 +689,7 @@ void TransferScheduler::sendBehind(WireCall *ahead)
         ++behind;
         head = link->ahead;
     }
-    if (behind > 0 && (bytesBehind >= m_pipelineBytes || behind >= MaxRequestsBehind))
+    if (behind > 0 && (bytesBehind >= pipelineBytesFor(it->lease.endpoint) || behind >= MaxRequestsBehind))
         return;
     // Above the level (the tuner or a receiver lowered it), connections must drain: a request
     // behind would take the place of the one ahead and keep its connection for ever. A level's
@@ -707,7 +711,13 @@ void TransferScheduler::sendBehind(WireCall *ahead)
     const bool chunked = job != nullptr;
     if (!job && !m_awaitingDestinationCheck)
         job = m_jobs.next(wantsWholeSent, JobQueue::Pick::Earliest);
-    if (!job) {
+    // Written is not delivered: on a slow link the bodies ahead may all still be in buffers.
+    const auto first = m_inFlight.constFind(head);
+    const qint64 bytesAhead = bytesBehind + (first != m_inFlight.cend() && first->exchange.request.file
+                                                 ? first->exchange.request.file->length
+                                                 : 0);
+    if (!job || leaveToFasterEndpoints(
+                    lease.endpoint, chunked ? job->planner().chunkSize() : job->source().size, bytesAhead)) {
         waitForWork(ahead);
         return;
     }
@@ -724,6 +734,28 @@ void TransferScheduler::sendBehind(WireCall *ahead)
     track(call, request);
     m_inFlight[ahead].behind = call;
     ++m_requestsBehind;
+}
+
+bool TransferScheduler::leaveToFasterEndpoints(int endpoint, qint64 bytes, qint64 bytesAhead) const
+{
+    if (!m_options.scoreEndpoints)
+        return false;
+    // The rest: the work not yet on any connection, at the upload's rate. As the level climbs
+    // a second's rate says it takes longer than it will, so the latest rate counts where higher.
+    const qint64 elapsed = now() - m_startedMs;
+    const double sendRate =
+        std::max(m_recentRate.bytesPerSecond(elapsed), m_latestRate.bytesPerSecond(elapsed));
+    if (sendRate <= 0)
+        return false;
+    const qint64 unsent = std::max<qint64>(0, m_jobs.bytesTotal() - m_bytesAcknowledged - m_bytesInFlight);
+    return m_scorer.outlastsTheRest(endpoint, bytes, bytesAhead, double(unsent) / sendRate);
+}
+
+qint64 TransferScheduler::pipelineBytesFor(int endpoint) const
+{
+    if (!m_options.scoreEndpoints)
+        return m_pipelineBytes;
+    return qint64(double(m_pipelineBytes) * m_scorer.pipelineShare(endpoint));
 }
 
 void TransferScheduler::waitForWork(WireCall *tail)

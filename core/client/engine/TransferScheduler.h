@@ -152,6 +152,12 @@ private:
     // when there was nothing to send behind them (m_waitingForWork).
     void sendBehindThoseWaitingForWork();
     void waitForWork(WireCall *tail);
+    // Towards an upload's end: would `bytes` sent to this endpoint, behind `bytesAhead` on its
+    // connection, arrive clearly later than the rest of the work on the faster ones? Then it is
+    // left to them: the upload would otherwise end when a slow endpoint's last requests do.
+    bool leaveToFasterEndpoints(int endpoint, qint64 bytes, qint64 bytesAhead) const;
+    // How many bytes may wait behind the request a connection to this endpoint is answered for.
+    qint64 pipelineBytesFor(int endpoint) const;
     // Above the level: is `ahead`'s connection one of the level's worth kept through the drain?
     bool isKeptThroughDrain(WireCall *ahead);
     static bool isBodyWritten(const InFlight &request)
@@ -197,6 +203,10 @@ private:
     // The operation's next request goes out on the connection the last one used; true if so.
     template<typename Outcome> bool followUp(const Step<Outcome> &step, InFlight &request);
     void recordAnswer(const InFlight &request, const ProtocolFailure *failure);
+    // The data requests out into the scorer, and the scores into the pool: a request out says
+    // more the longer it takes.
+    void scoreRequestsOut();
+    void updatePoolScores();
     void handleAnswer(TransferJob &job, InFlight &request, const WireReply &reply);
     void onCreateAnswer(TransferJob &job, const AttachOutcome &outcome);
     void onChunkAnswer(TransferJob &job, const InFlight &request, const Step<ChunkOutcome> &step);
@@ -252,12 +262,16 @@ private:
     qint64 m_pipelineBytes = MinSpreadChunk;
     static constexpr int MaxRequestsBehind = 32;
     static constexpr qint64 RecentRateMs = 1000;
+    static constexpr qint64 LatestRateMs = 300;
+    static constexpr qint64 ScoreRequestsOutEveryMs = 50;
+    qint64 m_requestsOutScoredMs = -ScoreRequestsOutEveryMs; // when scoreRequestsOut() last ran
     qint64 m_bytesAcknowledged = 0;
     qint64 m_bytesInFlight = 0;
     qint64 m_bytesSent = 0;       // every byte sent, resends included: the rate
     qint64 m_bytesDelivered = -1; // acknowledged at the TCP level (the transport's count), -1: unknown
     RateMeter m_rate;
     RateMeter m_recentRate{RecentRateMs}; // for m_pipelineBytes: it must follow a level's change quickly
+    RateMeter m_latestRate{LatestRateMs}; // for leaveToFasterEndpoints()
     RateLimiter m_limiter;
     EndpointScorer m_scorer;
     ConcurrencyTuner m_tuner;

@@ -107,11 +107,37 @@ void TransferScheduler::recordAnswer(const InFlight &request, const ProtocolFail
             m_scorer.recordSuccess(request.lease.endpoint, request.sent, now() - request.startedMs);
         }
     }
-    if (carriedData && m_options.scoreEndpoints) {
-        // Scores are relative to the best endpoint, so one measurement can move them all.
-        for (int endpoint = 0; endpoint < m_pool.endpointCount(); ++endpoint)
-            m_pool.setScore(endpoint, m_scorer.weight(endpoint));
+    if (carriedData) {
+        m_scorer.clearOutstanding(request.lease.endpoint); // it may have been this one; the next look says
+        updatePoolScores();
     }
+}
+
+void TransferScheduler::updatePoolScores()
+{
+    if (!m_options.scoreEndpoints)
+        return;
+    // Scores are relative to the best endpoint, so one measurement can move them all.
+    for (int endpoint = 0; endpoint < m_pool.endpointCount(); ++endpoint)
+        m_pool.setScore(endpoint, m_scorer.weight(endpoint));
+}
+
+void TransferScheduler::scoreRequestsOut()
+{
+    if (!m_options.scoreEndpoints)
+        return;
+    m_requestsOutScoredMs = now();
+    QList<EndpointScorer::OutstandingRequest> out;
+    out.reserve(m_inFlight.size());
+    const qint64 nowMs = now();
+    for (const InFlight &request : std::as_const(m_inFlight)) {
+        // Those behind another have not started on the wire; a cancelled one says nothing.
+        if (request.exchange.request.file && !request.ahead && !request.cancelled)
+            out.append(
+                {request.lease.endpoint, request.exchange.request.file->length, nowMs - request.startedMs});
+    }
+    m_scorer.recordOutstanding(out);
+    updatePoolScores();
 }
 
 void TransferScheduler::handleAnswer(TransferJob &job, InFlight &request, const WireReply &reply)
