@@ -1,13 +1,17 @@
 #include "ReceiverProcess.h"
 #include "ServiceHarness.h"
 
+#include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QScopeGuard>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
@@ -191,6 +195,67 @@ private Q_SLOTS:
         QCOMPARE(request("GET", "/v1/health").status, 200);
     }
 
+    void threadsStartAsConnectionsCome()
+    {
+        // 256 connections allowed a port: a thread for each only once it comes.
+        QVERIFY2(m_receiver->start(1, {QStringLiteral("--quiet")}), qPrintable(m_receiver->errorText()));
+        const qint64 pid = m_receiver->process().processId();
+        // Counted once a request was answered: the port's threads are there by then.
+        QCOMPARE(request("GET", "/v1/health").status, 200);
+        const int atStart = threadsOf(pid);
+        QVERIFY2(atStart < 64, qPrintable(QString::number(atStart)));
+        openIdle(40, true); // one of them takes the thread the request above left free
+        QVERIFY2(threadsOf(pid) >= atStart + 39,
+                 qPrintable(QStringLiteral("%1 -> %2").arg(atStart).arg(threadsOf(pid))));
+    }
+
+    void outOfThreadsNewConnectionsAreTurnedAwayBusy()
+    {
+        if (!useThreadLimits())
+            QSKIP("needs prlimit (and setpriv as root): util-linux");
+        // How many threads the receiver starts with, then a limit of three more.
+        m_receiver->setLauncher(launcherLimitedTo(1000));
+        QVERIFY2(m_receiver->start(1, {QStringLiteral("--quiet")}), qPrintable(m_receiver->errorText()));
+        QCOMPARE(request("GET", "/v1/health").status, 200);
+        const int atStart = threadsOf(m_receiver->process().processId());
+        m_receiver->kill();
+        m_receiver->setLauncher(launcherLimitedTo(atStart + 3));
+        QVERIFY2(m_receiver->start(1, {QStringLiteral("--quiet")}), qPrintable(m_receiver->errorText()));
+
+        // Kept-alive connections, each holding a thread once it has one.
+        const QUrl url = m_receiver->urls().constFirst();
+        int answered = 0;
+        int busy = 0;
+        for (int i = 0; i < 8; ++i) {
+            auto socket = std::make_unique<QTcpSocket>();
+            socket->connectToHost(url.host(), quint16(url.port()));
+            QVERIFY(socket->waitForConnected(5000));
+            socket->write("GET /v1/health HTTP/1.1\r\nHost: test\r\n\r\n");
+            QVERIFY2(socket->waitForReadyRead(5000), "a connection got no answer");
+            const QByteArray status = socket->readLine();
+            answered += status.contains(" 200 ") ? 1 : 0;
+            busy += status.contains(" 503 ") ? 1 : 0;
+            m_idle.push_back(std::move(socket));
+        }
+        QVERIFY2(answered >= 1 && busy >= 1 && answered + busy == 8,
+                 qPrintable(QStringLiteral("%1 answered, %2 busy").arg(answered).arg(busy)));
+        QCOMPARE(m_receiver->process().state(), QProcess::Running);
+        m_idle.clear(); // their threads are free again
+        QTRY_COMPARE_WITH_TIMEOUT(request("GET", "/v1/health").status, 200, 30000);
+    }
+
+    void aReceiverThatCannotStartItsThreadsSaysSo()
+    {
+        if (!useThreadLimits())
+            QSKIP("needs prlimit (and setpriv as root): util-linux");
+        m_receiver->setLauncher(launcherLimitedTo(4));
+        QVERIFY(!m_receiver->start(1, {QStringLiteral("--quiet")}));
+        QVERIFY2(
+            m_receiver->errorText().contains(QStringLiteral("cannot start its 16 threads that answer busy")),
+            qPrintable(m_receiver->errorText()));
+        QCOMPARE(m_receiver->process().exitStatus(), QProcess::NormalExit); // no abort
+    }
+
 private:
     struct Reply {
         int status = 0;
@@ -226,6 +291,43 @@ private:
             }
             m_idle.push_back(std::move(socket));
         }
+    }
+
+    static int threadsOf(qint64 pid)
+    {
+        return int(QDir(QStringLiteral("/proc/%1/task").arg(pid))
+                       .entryList(QDir::Dirs | QDir::NoDotAndDotDot)
+                       .size());
+    }
+
+    // A limit on threads binds only where it is not root's (root is exempt): as root, the
+    // receiver runs as nobody, in a storage folder nobody may write.
+    bool useThreadLimits()
+    {
+        if (QStandardPaths::findExecutable(QStringLiteral("prlimit")).isEmpty())
+            return false;
+        if (::geteuid() != 0)
+            return true;
+        if (QStandardPaths::findExecutable(QStringLiteral("setpriv")).isEmpty())
+            return false;
+        // nobody must reach the receiver: every folder on its way searchable by others.
+        for (QFileInfo step(QStringLiteral(MULTILANE_RECEIVER_BIN)); !step.isRoot();
+             step = QFileInfo(step.path())) {
+            if (!step.permission(QFileDevice::ExeOther))
+                return false;
+        }
+        return QFile::setPermissions(m_storage->path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner |
+                                                            QFileDevice::ExeOwner | QFileDevice::ReadOther |
+                                                            QFileDevice::WriteOther | QFileDevice::ExeOther);
+    }
+
+    static QStringList launcherLimitedTo(int threads)
+    {
+        QStringList launcher{QStringLiteral("prlimit"), QStringLiteral("--nproc=%1").arg(threads)};
+        if (::geteuid() == 0)
+            launcher += {QStringLiteral("setpriv"), QStringLiteral("--reuid=65534"),
+                         QStringLiteral("--regid=65534"), QStringLiteral("--clear-groups")};
+        return launcher;
     }
 
     std::unique_ptr<QTemporaryDir> m_storage;

@@ -43,7 +43,11 @@ bool ReceiverProcess::launch(const QString &listen, int ports)
         m_stderrTail.append(logged);
         m_stderrTail = m_stderrTail.right(16384);
     });
-    m_process.start(QStringLiteral(MULTILANE_RECEIVER_BIN), arguments);
+    if (m_launcher.isEmpty())
+        m_process.start(QStringLiteral(MULTILANE_RECEIVER_BIN), arguments);
+    else
+        m_process.start(m_launcher.constFirst(),
+                        m_launcher.mid(1) + QStringList{QStringLiteral(MULTILANE_RECEIVER_BIN)} + arguments);
     if (!m_process.waitForStarted(10000)) {
         m_errorText = m_process.errorString();
         return false;

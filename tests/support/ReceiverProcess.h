@@ -18,6 +18,9 @@ public:
     // Starts again on the ports it had (after kill()), e.g. to test a receiver that comes back.
     bool restart();
     void kill();
+    // Starts the receiver through this command line (e.g. prlimit ... setpriv ...), the
+    // receiver's own command line after it; empty: directly.
+    void setLauncher(const QStringList &launcher) { m_launcher = launcher; }
 
     const QList<QUrl> &urls() const { return m_urls; }
     QStringList endpointArguments() const; // --endpoint URL for each port
@@ -34,6 +37,7 @@ private:
 
     QString m_storageDir;
     QStringList m_extraArguments;
+    QStringList m_launcher;
     QProcess m_process;
     QList<QUrl> m_urls;
     QString m_errorText;

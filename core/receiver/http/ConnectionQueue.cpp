@@ -11,9 +11,24 @@ thread_local bool t_refusing = false;
 ConnectionQueue::ConnectionQueue(int maxConnections, std::atomic<int> *openGauge)
     : m_maxConnections(std::max(1, maxConnections))
     , m_openGauge(openGauge)
-    , m_connections(std::make_unique<httplib::ThreadPool>(std::size_t(m_maxConnections)))
-    , m_spares(std::make_unique<httplib::ThreadPool>(std::size_t(SpareThreads)))
+    , m_connections(m_maxConnections)
+    , m_spares(SpareThreads)
 {}
+
+std::unique_ptr<ConnectionQueue> ConnectionQueue::start(int maxConnections, std::atomic<int> *openGauge,
+                                                        QString *error)
+{
+    std::unique_ptr<ConnectionQueue> queue(new ConnectionQueue(maxConnections, openGauge));
+    std::string why;
+    if (!queue->m_spares.startThreads(SpareThreads, &why)) {
+        if (error)
+            *error = QStringLiteral("cannot start its %1 threads that answer busy: %2")
+                         .arg(SpareThreads)
+                         .arg(QString::fromStdString(why));
+        return nullptr;
+    }
+    return queue;
+}
 
 ConnectionQueue::~ConnectionQueue() = default;
 
@@ -28,26 +43,37 @@ void ConnectionQueue::enqueue(std::function<void()> connection)
     if (++m_open <= m_maxConnections) {
         if (m_openGauge)
             m_openGauge->fetch_add(1, std::memory_order_relaxed);
-        m_connections->enqueue([this, connection = std::move(connection)] {
+        std::function<void()> task = [this, connection] {
             connection();
             --m_open;
             if (m_openGauge)
                 m_openGauge->fetch_sub(1, std::memory_order_relaxed);
-        });
-        return;
+        };
+        if (m_connections.enqueue(task))
+            return;
+        // No thread for it (the process is out of threads): busy, like one over the cap.
+        if (m_openGauge)
+            m_openGauge->fetch_sub(1, std::memory_order_relaxed);
     }
     --m_open;
-    m_spares->enqueue([connection = std::move(connection)] {
+    refuse(std::move(connection));
+}
+
+void ConnectionQueue::refuse(std::function<void()> connection)
+{
+    std::function<void()> task = [connection = std::move(connection)] {
         t_refusing = true;
         connection();
         t_refusing = false;
-    });
+    };
+    if (!m_spares.enqueue(task))
+        task(); // shut down: the connection still gets its answer and is closed
 }
 
 void ConnectionQueue::shutdown()
 {
-    m_connections->shutdown();
-    m_spares->shutdown();
+    m_connections.shutdown();
+    m_spares.shutdown();
 }
 
 } // namespace multilane

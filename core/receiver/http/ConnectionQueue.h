@@ -1,7 +1,10 @@
 #pragma once
 
+#include "GrowingThreadPool.h"
+
 #include <httplib.h>
 
+#include <QString>
 #include <atomic>
 #include <memory>
 
@@ -10,8 +13,9 @@ namespace multilane {
 // httplib's task queue for one listening port, with a cap on open connections. httplib is
 // thread-per-connection, and an idle keep-alive connection holds its thread, so with a fixed pool
 // idle connections stall a port for the whole idle timeout. Up to maxConnections
-// connections get a thread each; beyond that a connection goes to a few spare threads that answer
-// its request at once with 503 `busy` and close it, so a client learns why instead of hanging.
+// connections get a thread each (started as they come); beyond that, or where no thread can be
+// started, a connection goes to a few spare threads that answer its request at once with 503
+// `busy` and close it, so a client learns why instead of hanging.
 // (A spare thread still waits up to the idle timeout for a connection that sends nothing: httplib
 // gives the task queue no socket to close.)
 // Private to the http library, like HttpBridge.
@@ -20,7 +24,9 @@ public:
     static constexpr int SpareThreads = 16;
 
     // `openGauge`, when given, follows the open connections too (summed over ports, for /metrics).
-    explicit ConnectionQueue(int maxConnections, std::atomic<int> *openGauge = nullptr);
+    // The spare threads start here; null, with why in `error`, if they could not.
+    static std::unique_ptr<ConnectionQueue> start(int maxConnections, std::atomic<int> *openGauge,
+                                                  QString *error);
     ~ConnectionQueue() override;
 
     void enqueue(std::function<void()> connection) override;
@@ -29,13 +35,17 @@ public:
     // True on a spare thread: the request it serves must be refused with 503.
     static bool refusing();
     int openConnections() const { return m_open; }
+    int connectionThreads() const { return m_connections.threadCount(); }
 
 private:
+    ConnectionQueue(int maxConnections, std::atomic<int> *openGauge);
+    void refuse(std::function<void()> connection);
+
     const int m_maxConnections;
     std::atomic<int> m_open = 0;
     std::atomic<int> *const m_openGauge;
-    std::unique_ptr<httplib::ThreadPool> m_connections;
-    std::unique_ptr<httplib::ThreadPool> m_spares;
+    GrowingThreadPool m_connections;
+    GrowingThreadPool m_spares;
 };
 
 } // namespace multilane

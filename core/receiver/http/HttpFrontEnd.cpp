@@ -73,6 +73,8 @@ struct HttpFrontEnd::Listener {
     bool metricsOnly = false;
     std::thread thread;
     std::atomic<bool> finished = false;
+    // Made at start, where a failure can be told; httplib takes it when it starts listening.
+    std::unique_ptr<ConnectionQueue> queue;
 };
 
 HttpFrontEnd::HttpFrontEnd(ProtocolService &service)
@@ -126,12 +128,15 @@ std::optional<QString> HttpFrontEnd::start(const QList<ListenAddress> &addresses
             const int yes = 1;
             ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
         });
+        std::optional<QString> problem;
         if (metricsOnly)
             serveMetricsOnly(http);
-        else
-            serveUploads(http);
+        else if (const auto why = serveUploads(*listener))
+            problem = QStringLiteral("cannot serve %1: %2").arg(address.toString(), *why);
         observe(http);
-        if (auto problem = bind(*listener, address)) {
+        if (!problem)
+            problem = bind(*listener, address);
+        if (problem) {
             for (const auto &bound : m_listeners)
                 launch(*bound); // httplib only closes a listening socket through stop()
             stop();
@@ -144,12 +149,15 @@ std::optional<QString> HttpFrontEnd::start(const QList<ListenAddress> &addresses
     return std::nullopt;
 }
 
-void HttpFrontEnd::serveUploads(httplib::Server &http)
+std::optional<QString> HttpFrontEnd::serveUploads(Listener &listener)
 {
+    httplib::Server &http = *listener.server;
     ProtocolService &service = m_service;
-    const int maxConnections = m_options.maxConnections;
-    std::atomic<int> *open = &m_metrics->openConnections();
-    http.new_task_queue = [maxConnections, open] { return new ConnectionQueue(maxConnections, open); };
+    QString why;
+    listener.queue = ConnectionQueue::start(m_options.maxConnections, &m_metrics->openConnections(), &why);
+    if (!listener.queue)
+        return QStringLiteral("%1 (is the process out of threads? see ulimit -u)").arg(why);
+    http.new_task_queue = [&listener] { return listener.queue.release(); };
     // Registered before the catch-all routes, which it would otherwise fall to (404).
     if (m_metricsAccess.requiresToken()) {
         http.Get("/metrics", [this](const httplib::Request &request, httplib::Response &response) {
@@ -175,6 +183,7 @@ void HttpFrontEnd::serveUploads(httplib::Server &http)
             HttpBridge::beginRequest();
             return HttpBridge::answerExpectContinue(service, request, response);
         });
+    return std::nullopt;
 }
 
 void HttpFrontEnd::serveMetricsOnly(httplib::Server &http)

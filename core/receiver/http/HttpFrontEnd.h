@@ -79,7 +79,7 @@ public:
 private:
     struct Listener;
     static void launch(Listener &listener);
-    void serveUploads(httplib::Server &http);
+    std::optional<QString> serveUploads(Listener &listener); // a problem if it cannot
     void serveMetricsOnly(httplib::Server &http);
     void observe(httplib::Server &http);
     std::optional<QString> bind(Listener &listener, const ListenAddress &address);
