@@ -748,6 +748,16 @@ private Q_SLOTS:
         // Endpoints alike the best take their share to the end: which of them is faster is noise.
         QVERIFY(!scorer.outlastsTheRest(1, 1000000, 1000000, 0.0));
         QVERIFY(!scorer.outlastsTheRest(0, 1000000, 1000000, 0.0));
+
+        // One that carried small files has a low rate by their round trips, not a slow link: its
+        // requests took no longer than the best one's.
+        EndpointScorer mixed(2);
+        for (int i = 0; i < 3; ++i) {
+            mixed.recordSuccess(0, 1000000, 200); // 5 MB/s a request
+            mixed.recordSuccess(1, 10000, 5);     // 2 MB/s a request, 5 ms each
+        }
+        QCOMPARE(mixed.pipelineShare(1), 1.0);
+        QVERIFY(!mixed.outlastsTheRest(1, 1000000, 0, 0.0));
     }
 
     void scorerPunishesErrors()

@@ -42,12 +42,8 @@ void EndpointScorer::recordOutstanding(const QList<OutstandingRequest> &requests
     for (State &state : m_states)
         state.outstandingCeiling = 0;
     // The yardstick as the answers left it: the bounds below must not move it as they land.
-    const State *best = nullptr;
-    for (const State &state : m_states) {
-        if (state.samples >= MinSamples && (!best || deliverable(state) > deliverable(*best)))
-            best = &state;
-    }
-    if (!best || deliverable(*best) <= 0)
+    const State *best = bestState();
+    if (!best)
         return;
     const double bestRate = deliverable(*best);
     const double typicalMs = best->durationMs;
@@ -83,22 +79,36 @@ double EndpointScorer::deliverable(const State &state) const
     return rate * (1 - state.errorRate);
 }
 
-double EndpointScorer::bestDeliverable() const
+const EndpointScorer::State *EndpointScorer::bestState() const
 {
     // Only measured endpoints set the yardstick: a bound from a request still out is no rate.
-    double best = 0;
+    const State *best = nullptr;
     for (const State &state : m_states) {
-        if (state.samples >= MinSamples)
-            best = std::max(best, deliverable(state));
+        if (state.samples >= MinSamples && deliverable(state) > 0 &&
+            (!best || deliverable(state) > deliverable(*best)))
+            best = &state;
     }
     return best;
 }
 
+double EndpointScorer::bestDeliverable() const
+{
+    const State *best = bestState();
+    return best ? deliverable(*best) : 0;
+}
+
 double EndpointScorer::rateIfClearlySlower(int endpoint) const
 {
-    const double rate = deliverable(endpoint);
-    const double best = bestDeliverable();
-    return rate > 0 && best > 0 && rate * 2 < best ? rate : -1;
+    const State *best = bestState();
+    const State &state = m_states.at(endpoint);
+    const double rate = deliverable(state);
+    if (!best || rate <= 0 || rate * 2 >= deliverable(*best))
+        return -1;
+    // A rate alone does not tell: an endpoint that carried small files has a low one by their
+    // round trips. Its requests must also take longer than the best one's (or one be out for
+    // long, which says the same).
+    const bool slowRequests = state.outstandingCeiling > 0 || state.durationMs > 2 * best->durationMs;
+    return slowRequests ? rate : -1;
 }
 
 double EndpointScorer::pipelineShare(int endpoint) const

@@ -42,7 +42,8 @@ public:
     // Of the bytes that may wait behind a connection's request, the share for a connection to
     // this endpoint: 1 where it delivers about what the best one does (within a factor of two:
     // the rest is the measurement's noise as much as theirs), its fraction of the best where it
-    // is clearly slower; such a connection's queue would hold work the others carry sooner.
+    // is clearly slower (rateIfClearlySlower); such a connection's queue would hold work the
+    // others carry sooner.
     double pipelineShare(int endpoint) const;
     // Would `bytes` sent to this endpoint, behind `bytesAhead` on its connection, arrive after
     // the rest of the upload (`restSeconds` of work at the upload's rate) and the best endpoint
@@ -62,7 +63,10 @@ private:
     // What the endpoint can be counted on for: its measured goodput (when measured), no more than
     // its outstanding request allows, less its errors; negative when there is nothing to go by.
     double deliverable(const State &state) const;
-    // The endpoint's rate where it is clearly slower than the best (under half), else -1.
+    // The measured endpoint that delivers most, if any.
+    const State *bestState() const;
+    // The endpoint's rate where it is clearly slower than the best (under half, its requests
+    // taking over twice as long), else -1.
     double rateIfClearlySlower(int endpoint) const;
     QList<State> m_states;
 };
