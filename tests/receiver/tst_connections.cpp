@@ -234,7 +234,13 @@ private Q_SLOTS:
             QVERIFY2(socket->waitForReadyRead(5000), "a connection got no answer");
             const QByteArray status = socket->readLine();
             answered += status.contains(" 200 ") ? 1 : 0;
-            busy += status.contains(" 503 ") ? 1 : 0;
+            if (status.contains(" 503 ")) {
+                ++busy;
+                // Refused and closed: the answer says why.
+                socket->waitForDisconnected(5000);
+                const QByteArray rest = socket->readAll();
+                QVERIFY2(rest.contains("out of threads"), rest.constData());
+            }
             m_idle.push_back(std::move(socket));
         }
         QVERIFY2(answered >= 1 && busy >= 1 && answered + busy == 8,

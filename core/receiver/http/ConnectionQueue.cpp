@@ -4,7 +4,7 @@ namespace multilane {
 
 namespace {
 
-thread_local bool t_refusing = false;
+thread_local ConnectionQueue::Refusal t_refusal = ConnectionQueue::Refusal::None;
 
 } // namespace
 
@@ -32,9 +32,9 @@ std::unique_ptr<ConnectionQueue> ConnectionQueue::start(int maxConnections, std:
 
 ConnectionQueue::~ConnectionQueue() = default;
 
-bool ConnectionQueue::refusing()
+ConnectionQueue::Refusal ConnectionQueue::refusal()
 {
-    return t_refusing;
+    return t_refusal;
 }
 
 void ConnectionQueue::enqueue(std::function<void()> connection)
@@ -54,17 +54,20 @@ void ConnectionQueue::enqueue(std::function<void()> connection)
         // No thread for it (the process is out of threads): busy, like one over the cap.
         if (m_openGauge)
             m_openGauge->fetch_sub(1, std::memory_order_relaxed);
+        --m_open;
+        refuse(std::move(connection), Refusal::NoThread);
+        return;
     }
     --m_open;
-    refuse(std::move(connection));
+    refuse(std::move(connection), Refusal::OverTheCap);
 }
 
-void ConnectionQueue::refuse(std::function<void()> connection)
+void ConnectionQueue::refuse(std::function<void()> connection, Refusal why)
 {
-    std::function<void()> task = [connection = std::move(connection)] {
-        t_refusing = true;
+    std::function<void()> task = [connection = std::move(connection), why] {
+        t_refusal = why;
         connection();
-        t_refusing = false;
+        t_refusal = Refusal::None;
     };
     if (!m_spares.enqueue(task))
         task(); // shut down: the connection still gets its answer and is closed

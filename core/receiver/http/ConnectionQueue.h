@@ -32,14 +32,16 @@ public:
     void enqueue(std::function<void()> connection) override;
     void shutdown() override;
 
-    // True on a spare thread: the request it serves must be refused with 503.
-    static bool refusing();
+    enum class Refusal { None, OverTheCap, NoThread };
+    // On a spare thread, why the request it serves must be refused with 503; None elsewhere.
+    static Refusal refusal();
+    static bool refusing() { return refusal() != Refusal::None; }
     int openConnections() const { return m_open; }
     int connectionThreads() const { return m_connections.threadCount(); }
 
 private:
     ConnectionQueue(int maxConnections, std::atomic<int> *openGauge);
-    void refuse(std::function<void()> connection);
+    void refuse(std::function<void()> connection, Refusal why);
 
     const int m_maxConnections;
     std::atomic<int> m_open = 0;

@@ -137,16 +137,19 @@ bool drainable(const httplib::Request &request)
            RequestRouter::parseCount(bytes(request.get_header_value("Content-Length"))).has_value();
 }
 
-// On a connection over the cap (ConnectionQueue): 503 and close, without reading any body.
+// On a connection over the cap or with no thread of its own (ConnectionQueue): 503 and close,
+// without reading any body.
 bool refusedAsBusy(httplib::Response &response)
 {
-    if (!ConnectionQueue::refusing())
+    const ConnectionQueue::Refusal why = ConnectionQueue::refusal();
+    if (why == ConnectionQueue::Refusal::None)
         return false;
-    toHttpResponse(
-        ServiceResponse::error(ProtocolError::make(
-            ProtocolErrorCode::Busy, QStringLiteral("the receiver has too many open connections on this "
-                                                    "port; try again shortly or use another port"))),
-        response);
+    const QString message = why == ConnectionQueue::Refusal::NoThread
+                                ? QStringLiteral("the receiver is out of threads and cannot serve another "
+                                                 "connection; try again shortly or use another port")
+                                : QStringLiteral("the receiver has too many open connections on this "
+                                                 "port; try again shortly or use another port");
+    toHttpResponse(ServiceResponse::error(ProtocolError::make(ProtocolErrorCode::Busy, message)), response);
     response.set_header("Retry-After", "1");
     closeAfter(response);
     return true;
