@@ -35,10 +35,6 @@ public:
     // unless a request of it that is out says it delivers less.
     int weight(int endpoint) const;
     double goodput(int endpoint) const { return m_states.at(endpoint).goodput; }
-    // What a request to the endpoint can be counted on to deliver, bytes per second (as weight()
-    // weighs it); -1 while nothing says. bestDeliverable(): the most of any measured endpoint.
-    double deliverable(int endpoint) const { return deliverable(m_states.at(endpoint)); }
-    double bestDeliverable() const;
     // Of the bytes that may wait behind a connection's request, the share for a connection to
     // this endpoint: 1 where it delivers about what the best one does (within a factor of two:
     // the rest is the measurement's noise as much as theirs), its fraction of the best where it
@@ -60,11 +56,13 @@ private:
         int samples = 0;
         double outstandingCeiling = 0; // the most bytes per second its requests out can reach; 0: none
     };
-    // What the endpoint can be counted on for: its measured goodput (when measured), no more than
-    // its outstanding request allows, less its errors; negative when there is nothing to go by.
+    // What a request to the endpoint can be counted on to deliver, bytes per second (as weight()
+    // weighs it): its measured goodput (when measured), no more than its requests out allow, less
+    // its errors; negative when there is nothing to go by.
     double deliverable(const State &state) const;
-    // The measured endpoint that delivers most, if any.
+    // The measured endpoint that delivers most, if any, and what it delivers (0: none).
     const State *bestState() const;
+    double bestDeliverable() const;
     // The endpoint's rate where it is clearly slower than the best (under half, its requests
     // taking over twice as long), else -1.
     double rateIfClearlySlower(int endpoint) const;

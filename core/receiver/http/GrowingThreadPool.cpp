@@ -1,6 +1,7 @@
 #include "GrowingThreadPool.h"
 
 #include <algorithm>
+#include <new>
 #include <system_error>
 
 namespace multilane {
