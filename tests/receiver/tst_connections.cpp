@@ -223,25 +223,20 @@ private Q_SLOTS:
         QVERIFY2(m_receiver->start(1, {QStringLiteral("--quiet")}), qPrintable(m_receiver->errorText()));
 
         // Kept-alive connections, each holding a thread once it has one.
-        const QUrl url = m_receiver->urls().constFirst();
+        QList<QByteArray> answers;
+        openIdle(8, true, &answers);
         int answered = 0;
         int busy = 0;
-        for (int i = 0; i < 8; ++i) {
-            auto socket = std::make_unique<QTcpSocket>();
-            socket->connectToHost(url.host(), quint16(url.port()));
-            QVERIFY(socket->waitForConnected(5000));
-            socket->write("GET /v1/health HTTP/1.1\r\nHost: test\r\n\r\n");
-            QVERIFY2(socket->waitForReadyRead(5000), "a connection got no answer");
-            const QByteArray status = socket->readLine();
-            answered += status.contains(" 200 ") ? 1 : 0;
-            if (status.contains(" 503 ")) {
+        for (qsizetype i = 0; i < answers.size(); ++i) {
+            QByteArray answer = answers.at(i);
+            answered += answer.startsWith("HTTP/1.1 200 ") ? 1 : 0;
+            if (answer.startsWith("HTTP/1.1 503 ")) {
                 ++busy;
                 // Refused and closed: the answer says why.
-                socket->waitForDisconnected(5000);
-                const QByteArray rest = socket->readAll();
-                QVERIFY2(rest.contains("out of threads"), rest.constData());
+                m_idle.at(std::size_t(i))->waitForDisconnected(5000);
+                answer += m_idle.at(std::size_t(i))->readAll();
+                QVERIFY2(answer.contains("out of threads"), answer.constData());
             }
-            m_idle.push_back(std::move(socket));
         }
         QVERIFY2(answered >= 1 && busy >= 1 && answered + busy == 8,
                  qPrintable(QStringLiteral("%1 answered, %2 busy").arg(answered).arg(busy)));
@@ -282,8 +277,9 @@ private:
         return result;
     }
 
-    // Connections that send nothing (or one request, then nothing) and stay open.
-    void openIdle(int count, bool afterOneRequest)
+    // Connections that send nothing (or one request, then nothing) and stay open; with
+    // `answers`, what each was first answered.
+    void openIdle(int count, bool afterOneRequest, QList<QByteArray> *answers = nullptr)
     {
         const QUrl url = m_receiver->urls().constFirst();
         for (int i = 0; i < count; ++i) {
@@ -292,8 +288,10 @@ private:
             QVERIFY(socket->waitForConnected(5000));
             if (afterOneRequest) {
                 socket->write("GET /v1/health HTTP/1.1\r\nHost: test\r\n\r\n");
-                QVERIFY(socket->waitForReadyRead(5000));
-                socket->readAll();
+                QVERIFY2(socket->waitForReadyRead(5000), "a connection got no answer");
+                const QByteArray answer = socket->readAll();
+                if (answers)
+                    answers->append(answer);
             }
             m_idle.push_back(std::move(socket));
         }

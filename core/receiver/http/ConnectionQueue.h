@@ -37,7 +37,6 @@ public:
     static Refusal refusal();
     static bool refusing() { return refusal() != Refusal::None; }
     int openConnections() const { return m_open; }
-    int connectionThreads() const { return m_connections.threadCount(); }
 
 private:
     ConnectionQueue(int maxConnections, std::atomic<int> *openGauge);

@@ -87,10 +87,4 @@ void GrowingThreadPool::shutdown()
         thread.join();
 }
 
-int GrowingThreadPool::threadCount() const
-{
-    const std::lock_guard lock(m_mutex);
-    return int(m_threads.size());
-}
-
 } // namespace multilane

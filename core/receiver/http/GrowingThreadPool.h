@@ -32,14 +32,13 @@ public:
     bool enqueue(std::function<void()> &task);
     // Lets the tasks taken run to their end, then joins every thread.
     void shutdown();
-    int threadCount() const;
 
 private:
     void work();
     bool startThread(std::string *error); // with m_mutex held
 
     const int m_maxThreads;
-    mutable std::mutex m_mutex;
+    std::mutex m_mutex;
     std::condition_variable m_wake;
     std::deque<std::function<void()>> m_tasks;
     std::vector<std::thread> m_threads;
