@@ -11,17 +11,19 @@
 # bench/wanemu/wanemu.
 # Usage: bench/wan-multilane.sh [BUILD_DIR] [OUT_DIR]   (default: build, bench-out). Needs root.
 #   SEED=N redraws the same paths (a new seed each run otherwise; always printed)
-#   PATHS=6  WORKLOADS="big small"  CLIENTS="multilane curl curl8" (also: multilane-unpipelined,
+#   PATHS=6  ONLY="1 3" (only these of the drawn paths)
+#   WORKLOADS="big small"  CLIENTS="multilane curl curl8" (also: multilane-unpipelined,
 #   the same client with nothing sent behind another request, for an A/B of pipelining)
 #   BIG_SECONDS=20 (the big file is this long at the bottleneck rate, at least 100 MB)
 #   CAP=60 (a run still going after CAP seconds is stopped; its fraction counts what it moved)
 #   TUNER_LOGS=DIR  each Multilane run's tuner log (its decisions, window by window) into DIR
+#   TICKS=1 (with TUNER_LOGS) also each progress tick: bytes delivered, level, requests out, RTT
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/wan-lib.sh
 build="${1:-build}"
 out="${2:-bench-out}"
-[ -n "${TUNER_LOGS:-}" ] && export QT_LOGGING_RULES="multilane.tuner.debug=true"
+[ -n "${TUNER_LOGS:-}" ] && export QT_LOGGING_RULES="multilane.tuner.debug=true${TICKS:+;multilane.ticks.debug=true}"
 wan_prepare wan-multilane "$build" iputils-ping curl time
 client_bin="$build/app/multilane"
 receiver_bin="$build/app/multilane-receiver"
@@ -180,6 +182,7 @@ measure() {
 number=0
 while read -r rtt loss rate queue kind <&3; do
     number=$((number + 1))
+    if [ -n "${ONLY:-}" ] && ! [[ " ${ONLY//,/ } " == *" $number "* ]]; then continue; fi
     half=$(awk -v r="$rtt" 'BEGIN { printf "%.1f", r / 2 }')
     start_path --delay "${half}ms" --up-rate "${rate}MB/s" --up-queue "${queue}ms" --up-loss "${loss}%" \
         --seed $((seed + number)) --sysctl net.ipv4.tcp_congestion_control=cubic \

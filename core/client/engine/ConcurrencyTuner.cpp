@@ -246,6 +246,10 @@ void ConcurrencyTuner::settleOnAFullQueue(double rate)
         settleAt(rate, true);
     } else {
         holdAsPlateau(rate, rate);
+        // At the first level, the queue may be slow start's: new connections double their windows
+        // until the queue overflows, and on a lossy path they then settle at far less than they
+        // carried while it filled. The plateau figure is then not this level's own.
+        m_plateauAtStartQueue = isRealPath();
     }
 }
 
@@ -264,6 +268,7 @@ void ConcurrencyTuner::holdAsPlateau(double plateauRate, double rate)
     m_windowsSinceProbe = 0;
     m_paidProbes = 0;
     m_steadyWindowsHere = 0;
+    m_plateauAtStartQueue = false;
 }
 
 void ConcurrencyTuner::descendAStep()
@@ -312,6 +317,8 @@ void ConcurrencyTuner::settleAt(double rate, bool atAQueue)
     // quarter at a time, a window at each step.
     m_descendTo = isRealPath() ? fills : 0;
     m_descentFromQueue = atAQueue && m_descendTo > 0;
+    m_levelAbove = m_level;
+    m_rateAbove = rate;
     if (m_descendTo > 0)
         descendAStep();
     else
@@ -379,8 +386,31 @@ void ConcurrencyTuner::judgeSteady(double rate, const Sample &sample)
             m_plateauLevel = m_level;
             return;
         }
+        if (!m_descentFromQueue) {
+            // The model's level came from the first windows, and where loss holds each connection
+            // back they carried more than it now does (slow start ran past that rate): the way
+            // down ends a step up where it has cost goodput. Two windows a level, as one may be
+            // the kept connections still growing their windows, and a window of a lossy path
+            // moves by as much as a step costs.
+            if (m_levelWindows < 2)
+                return;
+            if (wayDownCostGoodput(m_levelRateSum / m_levelWindows)) {
+                m_descendTo = 0;
+                setLevel(m_levelAbove);
+                m_plateauLevel = m_level;
+                m_plateauRate = std::max(m_plateauRate, m_rateAbove);
+                return;
+            }
+        }
+        if (m_level == m_descendTo) { // the last step held too
+            m_descendTo = 0;
+            return;
+        }
+        // The rate to keep stays the one the way down began at: steps that each cost a little
+        // less than the margin would otherwise add up to a real loss.
+        m_levelAbove = m_level;
         descendAStep();
-        if (m_level == m_descendTo)
+        if (m_descentFromQueue && m_level == m_descendTo)
             m_descendTo = 0;
         return;
     }
@@ -420,33 +450,20 @@ void ConcurrencyTuner::judgeSteady(double rate, const Sample &sample)
         }
         return;
     }
-    if (rate < m_plateauRate * (1 - std::max(m_options.lossToRecheck, noiseMargin()))) {
+    // A plateau found at the first level's standing queue, and now the queue is gone while goodput
+    // is short of it: on a bottleneck with a queue, a link carried in full keeps one standing, so
+    // the link has room that these connections no longer fill (slow start ran past what loss now
+    // holds each to).
+    const bool drainedShort = m_plateauAtStartQueue && !isQueueStanding(sample) &&
+                              rate < m_plateauRate * (1 - std::max(m_options.wayDownCost, noiseMargin()));
+    if (drainedShort || rate < m_plateauRate * (1 - std::max(m_options.lossToRecheck, noiseMargin()))) {
         // As busy as before, but much slower, twice in a row (one such window is a busy
         // machine's as often as the link's): the link changed. Search again from here.
         if (++m_lowWindows < 2) {
             m_firstLowRate = rate;
             return;
         }
-        m_lowWindows = 0;
-        m_phase = Phase::Ramp;
-        // What one connection carried with room to spare was the old link's.
-        m_unsharedRateSum = 0;
-        m_unsharedLevels = 0;
-        // A level the last search came back to, falling short again before it was even probed:
-        // its plateau figure was not its own (a lossy path's first windows, before the losses
-        // that now hold each connection back), and the next search must not return to it.
-        const bool fellShortAgain = m_returnedTo == m_level;
-        m_returnedTo = 0;
-        m_researching = true;
-        m_searchFromLevel = fellShortAgain ? 0 : m_level;
-        m_searchFromRate = m_plateauRate;
-        m_lastLevel = m_level;
-        m_lastRate = (rate + m_firstLowRate) / 2;
-        // What each connection carries now says how many the plateau needs: straight there
-        // (half as many again at least), not a step at a time, each taking a window or more.
-        const double needed = m_options.margin * m_plateauRate / (m_lastRate / m_level);
-        m_plateauRate = m_lastRate;
-        setLevel(std::clamp(int(std::ceil(needed)), m_level + std::max(1, m_level / 2), 4 * m_level));
+        searchAgain(rate, m_firstLowRate, !drainedShort);
         return;
     }
     m_lowWindows = 0;
@@ -487,6 +504,36 @@ void ConcurrencyTuner::judgeSteady(double rate, const Sample &sample)
         m_probing = true;
         setLevel(m_level + std::max(1, m_level / 10));
     }
+}
+
+bool ConcurrencyTuner::wayDownCostGoodput(double rate) const
+{
+    return rate < m_rateAbove * (1 - m_options.wayDownCost);
+}
+
+void ConcurrencyTuner::searchAgain(double rate, double earlierRate, bool mayReturn)
+{
+    m_lowWindows = 0;
+    m_phase = Phase::Ramp;
+    // What one connection carried with room to spare was the old link's.
+    m_unsharedRateSum = 0;
+    m_unsharedLevels = 0;
+    // A level the last search came back to, falling short again before it was even probed:
+    // its plateau figure was not its own (a lossy path's first windows, before the losses
+    // that now hold each connection back), and the next search must not return to it.
+    const bool fellShortAgain = m_returnedTo == m_level;
+    m_returnedTo = 0;
+    m_researching = true;
+    m_searchFromLevel = fellShortAgain || !mayReturn ? 0 : m_level;
+    m_searchFromRate = m_plateauRate;
+    m_lastLevel = m_level;
+    m_lastRate = (rate + earlierRate) / 2;
+    // What each connection carries now says how many the plateau needs: straight there
+    // (half as many again at least), not a step at a time, each taking a window or more.
+    const double needed = m_options.margin * m_plateauRate / (m_lastRate / m_level);
+    m_plateauRate = m_lastRate;
+    m_plateauAtStartQueue = false;
+    setLevel(std::clamp(int(std::ceil(needed)), m_level + std::max(1, m_level / 2), 4 * m_level));
 }
 
 void ConcurrencyTuner::describe()

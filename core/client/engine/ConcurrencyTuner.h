@@ -13,10 +13,12 @@ namespace multilane {
 // while the link had room), backs off on errors (hard on overload), and steps down while the
 // round trip rises without goodput rising (a bottleneck queue filling for nothing). Where TCP itself
 // spans the path, a queue standing while it searches ends the search, and the way down from an
-// overshoot goes a quarter a window (the connections kept must grow their windows). It is fed
-// running totals with the time (passed in), so tests drive it with any link they model; windows
-// follow the round trip, and a window in which the connections were not kept busy (too little
-// work: the start, the last chunks) says nothing about the level and is not judged.
+// overshoot goes a quarter a window (the connections kept must grow their windows) and ends a step
+// up where it has cost goodput; a plateau found at the first level's queue (which slow start fills)
+// is searched above again once that queue has drained short of it. It is fed running totals with
+// the time (passed in), so tests drive it with any link they model; windows follow the round trip,
+// and a window in which the connections were not kept busy (too little work: the start, the last
+// chunks) says nothing about the level and is not judged.
 class ConcurrencyTuner {
 public:
     struct Options {
@@ -36,6 +38,7 @@ public:
         double crowded = 0.75;      // connections carrying less than this of the best: more than needed
         double stillRoom = 0.95;    // settled, each still carrying this much of what one did alone: too few
         double roomStep = 0.15;     // and the step up then
+        double wayDownCost = 0.05;  // a way down that cost this much goodput went too far
     };
 
     // Running totals at one moment.
@@ -105,6 +108,11 @@ private:
     void holdAsPlateau(double plateauRate, double rate);
     // One step of a real path's way down to m_descendTo: a quarter of the level at most.
     void descendAStep();
+    // The way down has cost goodput: the connections closed were carrying.
+    bool wayDownCostGoodput(double rate) const;
+    // Steady, but short of the plateau: search upwards again from here (returning to this level
+    // only where `mayReturn` and the search finds no more than the plateau).
+    void searchAgain(double rate, double earlierRate, bool mayReturn);
     // The connections' own round trip spans a path (not a proxy next door): real TCP's windows
     // and queues apply.
     bool isRealPath() const { return m_tcpRttMs >= 10; }
@@ -133,10 +141,13 @@ private:
     // The last judged window: its level and rate (bytes per ms).
     int m_lastLevel = 0;
     double m_lastRate = -1;
-    double m_plateauRate = 0;        // steady state: the goodput to hold
-    int m_plateauLevel = 0;          // and the level it was found at
-    int m_descendTo = 0;             // a real path's way down to the level the model chose, step by step
-    bool m_descentFromQueue = false; // that way down began at a standing queue
+    double m_plateauRate = 0;           // steady state: the goodput to hold
+    int m_plateauLevel = 0;             // and the level it was found at
+    int m_descendTo = 0;                // a real path's way down to the level the model chose, step by step
+    bool m_descentFromQueue = false;    // that way down began at a standing queue
+    int m_levelAbove = 0;               // on that way down: the level before the last step
+    double m_rateAbove = 0;             // and the rate where it began
+    bool m_plateauAtStartQueue = false; // the plateau is the first level's, found at a standing queue
     int m_windowsSinceProbe = 0;
     bool m_probing = false; // the current level is a trial step up (or down, for the queue)
     int m_probeFrom = 0;

@@ -9,6 +9,8 @@
 
 // QT_LOGGING_RULES="multilane.tuner.debug=true" shows each of the tuner's decisions.
 Q_LOGGING_CATEGORY(lcTuner, "multilane.tuner", QtWarningMsg)
+// Every progress tick's figures, for a benchmark's trace of an upload over time.
+Q_LOGGING_CATEGORY(lcTicks, "multilane.ticks", QtWarningMsg)
 
 namespace multilane {
 
@@ -198,6 +200,8 @@ void TransferScheduler::emitProgress()
     m_rate.addSample(elapsed, bytes);
     m_recentRate.addSample(elapsed, bytes);
     m_latestRate.addSample(elapsed, bytes);
+    qCDebug(lcTicks) << elapsed << "ms: delivered" << bytes << "level" << m_connections << "in flight"
+                     << m_inFlight.size() << "rtt" << delivered.rttMs;
     if (elapsed >= RecentRateMs) {
         const double perConnection = m_recentRate.bytesPerSecond(elapsed) / std::max(1, requestsAtLevel());
         // The kernel's round trip is only the first hop's behind a proxy next door (an emulated
