@@ -17,6 +17,8 @@
 #   BIG_SECONDS=20 (the big file is this long at the bottleneck rate, at least 100 MB)
 #   CAP=60 (a run still going after CAP seconds is stopped; its fraction counts what it moved)
 #   TUNER_LOGS=DIR  each Multilane run's tuner log (its decisions, window by window) into DIR
+#   WARM=1 Multilane uploads the same workload once, unmeasured, before each measured run: a
+#   returning user, who starts from the level the link settled at before (link memory)
 #   TICKS=1 (with TUNER_LOGS) also each progress tick: bytes delivered, level, requests out, RTT
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -148,6 +150,12 @@ measure() {
         printf '| %s | %s | %s | %s | %s | %s | %s | n/a: one file | | | | | | | | |\n' "$@" | tee -a "$table"; return; }
     # The receiver may still be finishing a chunk of a run stopped at the cap.
     rm -rf "$work/state" "$work/storage/"* 2>/dev/null || true
+    if [ -n "${WARM:-}" ] && [ "${client#multilane}" != "$client" ]; then
+        # A returning user: the same upload once before, unmeasured, so the measured one starts
+        # from the level that one settled at (the journal's link memory).
+        run_client "$client" "$workload" "warm$number-$client"
+        rm -rf "$work/storage/"* 2>/dev/null || true
+    fi
     local idle
     idle=$(ping_samples "$client_ns" "$receiver_addr" 10 0.2 | percentile 50)
     interval_stats
