@@ -29,12 +29,13 @@ class TestLinkMemory : public QObject {
         return plan;
     }
 
-    LinkMemory memoryOf(const UploadPlan &plan, qint64 ageMs, int connections) const
+    LinkMemory memoryOf(const UploadPlan &plan, qint64 ageMs, int connections,
+                        double bytesPerSecond = 30e6) const
     {
         return {NetworkIdentity::of(plan.endpoints),
                 QDateTime::currentMSecsSinceEpoch() - ageMs,
                 connections,
-                30e6,
+                bytesPerSecond,
                 1,
                 4 << 20};
     }
@@ -78,6 +79,21 @@ private Q_SLOTS:
         // The file's chunks are sized for the 7 connections expected, under the remembered cap:
         // 32 MiB / (16 x 7) rounds down to 256 KiB (for the 12 it would expect otherwise: 128 KiB).
         QCOMPARE(run.scheduler().job(0).planner().chunkSize(), 256 * 1024);
+    }
+
+    void aSlowConnectionRememberedKeepsChunksShort()
+    {
+        // The same level remembered where loss held each connection to 0.25 MB/s (a lossy long
+        // path): a 256 KiB chunk would take a second there, and the file's end would wait on the
+        // last of them. A quarter of a second of one connection: the 64 KiB floor.
+        QTemporaryDir state;
+        ResumeJournal journal(state.path());
+        QVERIFY(!journal.open());
+        const UploadPlan plan = this->plan();
+        journal.rememberLink(memoryOf(plan, 60000, 7, 7 * 0.25e6));
+        UploadRun run(plan, &journal, nullptr);
+        QCOMPARE(startingLevel(run, m_file), 7);
+        QCOMPARE(run.scheduler().job(0).planner().chunkSize(), 64 * 1024);
     }
 
     void anOldOrForeignEstimateIsNotUsed_data()

@@ -30,6 +30,8 @@ struct TransferOptions {
     // level a recent run settled at on the same network. Chunk sizes expect it until the tuner
     // settles.
     int startLevel = 0;
+    // And what one connection carried there, bytes per second (0: not known).
+    double startRatePerConnection = 0;
     bool scoreEndpoints = true;
     // A resumed upload whose held chunks no longer match the source (changed in place, size and
     // mtime kept): true sends those chunks again (the result is the file as it is now), false

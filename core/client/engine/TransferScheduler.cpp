@@ -337,6 +337,16 @@ qint64 TransferScheduler::chunkSizeFor(const SourceFile &file) const
         qint64 rounded = lan || file.size <= MinSpreadChunk ? MinSpreadChunk : MinPathChunk;
         while (rounded * 2 <= spread)
             rounded *= 2;
+        // Cut for a remembered level, which is below the ceiling, chunks come out bigger; where
+        // loss holds each connection to a fraction of a MB/s they would take a second or more
+        // each, and the file's end would wait on the last of them. What one connection carried
+        // there says how long a chunk takes: a quarter of a second at most (until the tuner
+        // settles on this run's own figures).
+        const double rememberedRate = m_tuner.isSettled() ? 0 : m_options.startRatePerConnection;
+        if (!lan && rememberedRate > 0) {
+            while (rounded > MinPathChunk && double(rounded) > rememberedRate * MaxChunkSecondsRemembered)
+                rounded /= 2;
+        }
         chunk = std::min(chunk, rounded);
     }
     const ProtocolCapabilities &can = m_services.protocol->capabilities();

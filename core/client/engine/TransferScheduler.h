@@ -90,8 +90,12 @@ public:
     // created without a look where the destination was found empty.
     void destinationChecked();
     bool isSelfTuned() const { return m_options.tuneConnections; }
-    // Before capacityChanged() and start(): TransferOptions::startLevel.
-    void setStartLevel(int level) { m_options.startLevel = level; }
+    // Before capacityChanged() and start(): TransferOptions::startLevel and startRatePerConnection.
+    void setStartLevel(int level, double ratePerConnection)
+    {
+        m_options.startLevel = level;
+        m_options.startRatePerConnection = ratePerConnection;
+    }
     const ConcurrencyTuner &tuner() const { return m_tuner; }
     const UploadProtocol &protocol() const { return *m_services.protocol; }
 
@@ -182,8 +186,9 @@ private:
     bool isLan() const { return m_roundTripMs > 0 && m_roundTripMs < ConcurrencyTuner::LanRttMs; }
     static ConcurrencyTuner::Options tunerOptionsFor(const EndpointPool &pool, const TransferOptions &options,
                                                      double rttMs);
-    static constexpr qint64 MinSpreadChunk = 256 * 1024; // and a file this small goes whole
-    static constexpr qint64 MinPathChunk = 64 * 1024;    // the floor across a path with a round trip
+    static constexpr qint64 MinSpreadChunk = 256 * 1024;      // and a file this small goes whole
+    static constexpr qint64 MinPathChunk = 64 * 1024;         // the floor across a path with a round trip
+    static constexpr double MaxChunkSecondsRemembered = 0.25; // of a remembered connection's rate
     bool mayPushData();
 
     UploadContext contextFor(const TransferJob &job, const EndpointLease &lease) const;

@@ -271,7 +271,7 @@ void UploadRun::startFromRememberedLink()
         return;
     // A start, not a verdict: the tuner goes on judging from there.
     if (!m_plan.connectionsFixed)
-        m_scheduler->setStartLevel(memory->connections);
+        m_scheduler->setStartLevel(memory->connections, memory->perConnection());
     if (m_plan.autoChunkSize && !m_plan.knownLink && memory->chunkSize > 0) {
         LinkEstimate chunks;
         chunks.chunkSize = memory->chunkSize;
