@@ -81,7 +81,6 @@ private Q_SLOTS:
               stats.at(0).chunks, stats.at(1).chunks, stats.at(2).chunks, slowConnectionsAtMost);
         QVERIFY2(stats.at(2).chunks < fastAverage / 2,
                  "the slow endpoint was not given clearly fewer chunks");
-
         QVERIFY(TestFiles::sameContents(m_file, m_storage.filePath(QStringLiteral("uneven/data.bin"))));
     }
 

@@ -394,7 +394,7 @@ void ConcurrencyTuner::judgeSteady(double rate, const Sample &sample)
             // moves by as much as a step costs.
             if (m_levelWindows < 2)
                 return;
-            if (wayDownCostGoodput(m_levelRateSum / m_levelWindows)) {
+            if (m_levelRateSum / m_levelWindows < m_rateAbove * (1 - m_options.wayDownCost)) {
                 m_descendTo = 0;
                 setLevel(m_levelAbove);
                 m_plateauLevel = m_level;
@@ -504,11 +504,6 @@ void ConcurrencyTuner::judgeSteady(double rate, const Sample &sample)
         m_probing = true;
         setLevel(m_level + std::max(1, m_level / 10));
     }
-}
-
-bool ConcurrencyTuner::wayDownCostGoodput(double rate) const
-{
-    return rate < m_rateAbove * (1 - m_options.wayDownCost);
 }
 
 void ConcurrencyTuner::searchAgain(double rate, double earlierRate, bool mayReturn)

@@ -38,7 +38,9 @@ public:
         double crowded = 0.75;      // connections carrying less than this of the best: more than needed
         double stillRoom = 0.95;    // settled, each still carrying this much of what one did alone: too few
         double roomStep = 0.15;     // and the step up then
-        double wayDownCost = 0.05;  // a way down that cost this much goodput went too far
+        // A way down that cost this much goodput went too far; a plateau found at the first
+        // level's queue that this much goodput falls short of, the queue gone, left room.
+        double wayDownCost = 0.05;
     };
 
     // Running totals at one moment.
@@ -108,8 +110,6 @@ private:
     void holdAsPlateau(double plateauRate, double rate);
     // One step of a real path's way down to m_descendTo: a quarter of the level at most.
     void descendAStep();
-    // The way down has cost goodput: the connections closed were carrying.
-    bool wayDownCostGoodput(double rate) const;
     // Steady, but short of the plateau: search upwards again from here (returning to this level
     // only where `mayReturn` and the search finds no more than the plateau).
     void searchAgain(double rate, double earlierRate, bool mayReturn);

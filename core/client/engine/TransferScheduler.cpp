@@ -333,20 +333,18 @@ qint64 TransferScheduler::chunkSizeFor(const SourceFile &file) const
         // rides a single connection, which a per-connection cap makes slow. The floors keep
         // request overhead small, and a file of at most MinSpreadChunk goes whole.
         const bool lan = isLan();
-        const qint64 spread = file.size / ((lan ? 8 : 16) * std::max(1, expectedConnections()));
-        qint64 rounded = lan || file.size <= MinSpreadChunk ? MinSpreadChunk : MinPathChunk;
-        while (rounded * 2 <= spread)
-            rounded *= 2;
+        qint64 spread = file.size / ((lan ? 8 : 16) * std::max(1, expectedConnections()));
         // Cut for a remembered level, which is below the ceiling, chunks come out bigger; where
         // loss holds each connection to a fraction of a MB/s they would take a second or more
         // each, and the file's end would wait on the last of them. What one connection carried
         // there says how long a chunk takes: a quarter of a second at most (until the tuner
         // settles on this run's own figures).
         const double rememberedRate = m_tuner.isSettled() ? 0 : m_options.startRatePerConnection;
-        if (!lan && rememberedRate > 0) {
-            while (rounded > MinPathChunk && double(rounded) > rememberedRate * MaxChunkSecondsRemembered)
-                rounded /= 2;
-        }
+        if (!lan && rememberedRate > 0)
+            spread = std::min(spread, qint64(rememberedRate * MaxChunkSecondsRemembered));
+        qint64 rounded = lan || file.size <= MinSpreadChunk ? MinSpreadChunk : MinPathChunk;
+        while (rounded * 2 <= spread)
+            rounded *= 2;
         chunk = std::min(chunk, rounded);
     }
     const ProtocolCapabilities &can = m_services.protocol->capabilities();

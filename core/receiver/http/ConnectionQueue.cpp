@@ -40,6 +40,7 @@ ConnectionQueue::Refusal ConnectionQueue::refusal()
 void ConnectionQueue::enqueue(std::function<void()> connection)
 {
     // Counted when accepted, not when a thread picks it up, so the pool's queue never grows.
+    Refusal why = Refusal::OverTheCap;
     if (++m_open <= m_maxConnections) {
         if (m_openGauge)
             m_openGauge->fetch_add(1, std::memory_order_relaxed);
@@ -54,12 +55,10 @@ void ConnectionQueue::enqueue(std::function<void()> connection)
         // No thread for it (the process is out of threads): busy, like one over the cap.
         if (m_openGauge)
             m_openGauge->fetch_sub(1, std::memory_order_relaxed);
-        --m_open;
-        refuse(std::move(connection), Refusal::NoThread);
-        return;
+        why = Refusal::NoThread;
     }
     --m_open;
-    refuse(std::move(connection), Refusal::OverTheCap);
+    refuse(std::move(connection), why);
 }
 
 void ConnectionQueue::refuse(std::function<void()> connection, Refusal why)
